@@ -1,0 +1,260 @@
+//! The build pipeline: discover -> parse -> normalize -> relate -> index -> write, into a
+//! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
+
+use crate::normalize::{Normalized, lexical_doc, normalize};
+use crate::package::{ParseError, discover, parse_package};
+use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
+use crate::report::{BuildReport, DegreeStats, Recovered, Skipped};
+use gos_core::lexical::LexicalIndex;
+use gos_core::manifest::Manifest;
+use gos_core::workspace::{FORMAT_VERSION, WorkspaceInfo, commit_dir, staging_dir};
+use gos_core::SkillGraph;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Version of this builder, recorded in manifests.
+pub const BUILDER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What to build and how.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Library root: a folder of skill packages.
+    pub library: PathBuf,
+    /// Workspace directory to create or replace.
+    pub workspace: PathBuf,
+    /// Deterministic relation options.
+    pub relate: RelateOptions,
+}
+
+/// Errors that abort a build (a broken package never does: it is skipped and reported).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The library root cannot be read.
+    #[error("library {path}: {reason}")]
+    Library {
+        /// Library root.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Writing the workspace failed.
+    #[error(transparent)]
+    Workspace(#[from] gos_core::Error),
+    /// Writing a workspace file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// File concerned.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// Progress callbacks, so the CLI can draw bars while the library stays UI-free.
+pub trait BuildProgress: Sync {
+    /// A stage starts; `total` is its number of steps when known.
+    fn stage(&self, name: &str, total: Option<u64>);
+    /// `n` steps of the current stage are done.
+    fn advance(&self, n: u64);
+    /// The current stage is done.
+    fn finish_stage(&self);
+}
+
+/// A [`BuildProgress`] that shows nothing.
+pub struct NoProgress;
+
+impl BuildProgress for NoProgress {
+    fn stage(&self, _: &str, _: Option<u64>) {}
+    fn advance(&self, _: u64) {}
+    fn finish_stage(&self) {}
+}
+
+fn write(path: &Path, text: &str) -> Result<(), BuildError> {
+    std::fs::write(path, text).map_err(|source| BuildError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Build the workspace described by `opts`.
+///
+/// The previous workspace at `opts.workspace`, if any, stays whole until the new one is
+/// complete; on error the staging directory is removed.
+///
+/// # Errors
+/// [`BuildError`] when the library cannot be read or the workspace cannot be written.
+pub fn build_workspace(
+    opts: &BuildOptions,
+    progress: &dyn BuildProgress,
+) -> Result<BuildReport, BuildError> {
+    let start = Instant::now();
+    let root = opts
+        .library
+        .canonicalize()
+        .map_err(|e| BuildError::Library {
+            path: opts.library.clone(),
+            reason: e.to_string(),
+        })?;
+    if !root.is_dir() {
+        return Err(BuildError::Library {
+            path: opts.library.clone(),
+            reason: "not a directory".into(),
+        });
+    }
+    let mut report = BuildReport {
+        library: root.display().to_string(),
+        workspace: opts.workspace.display().to_string(),
+        ..BuildReport::default()
+    };
+    let mut stage_start = Instant::now();
+    let mut end_stage = |name: &str, report: &mut BuildReport| {
+        report
+            .stage_ms
+            .insert(name.to_string(), stage_start.elapsed().as_millis() as u64);
+        stage_start = Instant::now();
+    };
+
+    progress.stage("discover", None);
+    let found = discover(&root).map_err(|e| BuildError::Library {
+        path: opts.library.clone(),
+        reason: e.to_string(),
+    })?;
+    progress.finish_stage();
+    report.discovered = found.packages.len() + found.refused.len();
+    for (path, reason) in &found.refused {
+        report.skipped.push(Skipped {
+            path: path.clone(),
+            reason: reason.clone(),
+        });
+    }
+    end_stage("discover", &mut report);
+
+    progress.stage("parse", Some(found.packages.len() as u64));
+    type Parsed = Result<(Normalized, Vec<String>), (String, ParseError)>;
+    let parsed: Vec<Parsed> = found
+        .packages
+        .par_iter()
+        .map(|dir| {
+            let r = parse_package(&root, dir)
+                .map(|pkg| (normalize(&pkg), pkg.recoveries))
+                .map_err(|e| (dir.to_string_lossy().replace('\\', "/"), e));
+            progress.advance(1);
+            r
+        })
+        .collect();
+    progress.finish_stage();
+    let mut normalized: Vec<Normalized> = Vec::with_capacity(parsed.len());
+    for item in parsed {
+        match item {
+            Ok((n, recoveries)) => {
+                for what in recoveries {
+                    report.recovered.push(Recovered {
+                        path: n.node.source_path.clone(),
+                        what,
+                    });
+                }
+                normalized.push(n);
+            }
+            Err((path, e)) => report.skipped.push(Skipped {
+                path,
+                reason: e.to_string(),
+            }),
+        }
+    }
+    normalized.sort_by(|a, b| a.node.id.cmp(&b.node.id));
+    end_stage("parse", &mut report);
+
+    progress.stage("relate", None);
+    let nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();
+    let mut stats = RelateStats::default();
+    let mut edges = io_edges(&nodes, &opts.relate, &mut stats);
+    let mentions: Vec<Vec<String>> = normalized.iter().map(|n| n.mentions.clone()).collect();
+    edges.extend(mention_edges(&nodes, &mentions, &mut stats));
+    let mut graph = SkillGraph::new(nodes.iter().map(|n| n.id.clone()));
+    for e in edges {
+        graph.add_edge(e);
+    }
+    report.relate = stats;
+    progress.finish_stage();
+    end_stage("relate", &mut report);
+
+    progress.stage("index", Some(normalized.len() as u64));
+    let staging = staging_dir(&opts.workspace)?;
+    let result = write_workspace(&staging, &root, &normalized, &nodes, &graph, progress);
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    progress.finish_stage();
+    end_stage("index", &mut report);
+
+    report.nodes = nodes.len();
+    for e in graph.edges() {
+        *report.edges.entry(e.edge_type.as_str().to_string()).or_insert(0) += 1;
+        *report
+            .edges_by_provenance
+            .entry(e.provenance.as_str().to_string())
+            .or_insert(0) += 1;
+    }
+    report.isolated = graph.isolated_count();
+    let degrees: Vec<usize> = (0..graph.node_count()).map(|i| graph.degree(i)).collect();
+    if let Some((imax, &max)) = degrees.iter().enumerate().max_by_key(|(i, d)| (**d, std::cmp::Reverse(*i))) {
+        report.degree = DegreeStats {
+            mean: degrees.iter().sum::<usize>() as f64 / degrees.len() as f64,
+            max,
+            max_node: graph.id_of(imax).to_string(),
+        };
+    }
+    report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    report.wall_ms = start.elapsed().as_millis() as u64;
+    let report_json = serde_json::to_string_pretty(&report).expect("report serializes");
+    write(&staging.join("build-report.json"), &report_json)?;
+    if let Err(e) = commit_dir(&staging, &opts.workspace) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e.into());
+    }
+    Ok(report)
+}
+
+fn write_workspace(
+    dir: &Path,
+    root: &Path,
+    normalized: &[Normalized],
+    nodes: &[gos_core::SkillNode],
+    graph: &SkillGraph,
+    progress: &dyn BuildProgress,
+) -> Result<(), BuildError> {
+    let library_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let manifest = Manifest::new(BUILDER_VERSION, &library_name, nodes.to_vec());
+    write(&dir.join("manifest.json"), &manifest.to_json())?;
+    let mut graph_json =
+        serde_json::to_string_pretty(&graph.to_file(FORMAT_VERSION)).expect("graph serializes");
+    graph_json.push('\n');
+    write(&dir.join("graph.json"), &graph_json)?;
+    let tantivy_dir = dir.join("tantivy");
+    std::fs::create_dir(&tantivy_dir).map_err(|source| BuildError::Io {
+        path: tantivy_dir.clone(),
+        source,
+    })?;
+    LexicalIndex::build(
+        &tantivy_dir,
+        normalized.iter().enumerate().map(|(i, n)| {
+            progress.advance(1);
+            lexical_doc(i, n)
+        }),
+    )?;
+    let info = WorkspaceInfo {
+        format: "gos-workspace".into(),
+        format_version: FORMAT_VERSION,
+        builder_version: BUILDER_VERSION.into(),
+        library_root: root.display().to_string(),
+        skills: nodes.len(),
+    };
+    let info_json = serde_json::to_string_pretty(&info).expect("info serializes");
+    write(&dir.join("workspace.json"), &info_json)?;
+    Ok(())
+}

@@ -1,0 +1,689 @@
+//! YAML frontmatter: cutting it from the markdown body and parsing it, with recovery.
+//!
+//! [`split`] normalizes the text (BOM, CRLF/CR), finds the `---` block (tolerating blank or
+//! HTML-comment lines before it and a missing or indented closing line), and parses the YAML
+//! with `serde_norway`. When the YAML does not parse, repairs are tried in order, each one
+//! recorded: tab indentation → spaces; re-quoting top-level values that YAML misreads
+//! (`: ` or ` #` inside, a leading indicator character); stripping control characters; and
+//! finally a key-by-key extraction of the top-level keys.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+use serde_norway::Value as Yaml;
+
+use crate::package::Frontmatter;
+
+/// The normalized text of a SKILL.md cut into frontmatter and body by [`split`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Split {
+    /// Parsed frontmatter; empty when there is none or nothing could be recovered.
+    pub frontmatter: Frontmatter,
+    /// Markdown after the frontmatter (the whole text when there is no frontmatter), without
+    /// leading blank lines or trailing whitespace.
+    pub body: String,
+    /// Whole text without BOM and with LF line ends.
+    pub text: String,
+    /// What was repaired, in order, in words.
+    pub recoveries: Vec<String>,
+}
+
+/// How many lines before the opening `---` may be blank or HTML comments.
+const MAX_LEADING_LINES: usize = 40;
+
+/// Split `input` into frontmatter and body, repairing what can be repaired (see the module doc).
+pub fn split(input: &str) -> Split {
+    let mut recoveries = Vec::new();
+    let text = normalize_text(input, &mut recoveries);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let whole = |recoveries| Split {
+        frontmatter: Frontmatter::default(),
+        body: tidy_body(&text),
+        text: text.clone(),
+        recoveries,
+    };
+    let Some(open) = find_opening(&lines) else {
+        return whole(recoveries);
+    };
+    if open > 0 {
+        recoveries.push(format!(
+            "skipped {open} blank or comment line(s) before the frontmatter"
+        ));
+    }
+    let mut notes = Vec::new();
+    let found = match closed_block(&lines, open, &mut notes) {
+        None => indented_close(&lines, open, &mut notes)
+            .or_else(|| blank_line_close(&lines, open, lines.len(), &mut notes)),
+        Some((Parsed::Map(m), body, _)) => Some((Parsed::Map(m), body)),
+        // The block did not read as clean YAML: when it holds markdown, the real frontmatter
+        // may end at its first blank line and the `---` found be a thematic break.
+        Some((parsed, body, close)) => {
+            let markdown = lines[open + 1..close].iter().any(|l| is_heading(l));
+            let mut alt = Vec::new();
+            match (&parsed, blank_line_close(&lines, open, close, &mut alt)) {
+                (Parsed::NotMap(_), Some(found)) => Some((found, alt)),
+                (Parsed::Loose(_), Some(found)) if markdown => Some((found, alt)),
+                _ => None,
+            }
+            .map(|(found, alt)| {
+                notes = alt;
+                found
+            })
+            .or(Some((parsed, body)))
+        }
+    };
+    let Some((parsed, body)) = found else {
+        recoveries.push(
+            "frontmatter opening `---` has no closing line; read the file as markdown".into(),
+        );
+        return whole(recoveries);
+    };
+    recoveries.append(&mut notes);
+    match parsed {
+        Parsed::Map(fields) | Parsed::Loose(fields) => Split {
+            frontmatter: Frontmatter { fields },
+            body: tidy_body(&body),
+            text,
+            recoveries,
+        },
+        Parsed::NotMap(kind) => {
+            recoveries.push(format!(
+                "frontmatter block is {kind}, not a mapping; read it as markdown"
+            ));
+            whole(recoveries)
+        }
+    }
+}
+
+/// Remove a leading BOM and turn CRLF and lone CR into LF, noting each change.
+fn normalize_text(input: &str, recoveries: &mut Vec<String>) -> String {
+    let mut s = input;
+    if s.starts_with('\u{feff}') {
+        s = s.trim_start_matches('\u{feff}');
+        recoveries.push("stripped UTF-8 BOM".into());
+    }
+    if !s.contains('\r') {
+        return s.to_owned();
+    }
+    let crlf = s.matches("\r\n").count();
+    let out = s.replace("\r\n", "\n");
+    if crlf > 0 {
+        recoveries.push("converted CRLF line endings to LF".into());
+    }
+    if out.contains('\r') {
+        recoveries.push("converted CR line endings to LF".into());
+        return out.replace('\r', "\n");
+    }
+    out
+}
+
+/// Index of the opening `---` line; only blank and HTML-comment lines may precede it.
+fn find_opening(lines: &[&str]) -> Option<usize> {
+    let mut in_comment = false;
+    for (i, line) in lines.iter().enumerate().take(MAX_LEADING_LINES) {
+        let t = line.trim();
+        if in_comment {
+            in_comment = !t.contains("-->");
+        } else if let Some(rest) = t.strip_prefix("<!--") {
+            in_comment = !rest.contains("-->");
+        } else if !t.is_empty() {
+            return (line.trim_end() == "---").then_some(i);
+        }
+    }
+    None
+}
+
+fn is_close(line: &str) -> bool {
+    matches!(line.trim_end(), "---" | "...")
+}
+
+/// The normal case: a closing `---` or `...` at column 0 (its index is returned too).
+fn closed_block(
+    lines: &[&str],
+    open: usize,
+    notes: &mut Vec<String>,
+) -> Option<(Parsed, String, usize)> {
+    let close = (open + 1..lines.len()).find(|&i| is_close(lines[i]))?;
+    let yaml = lines[open + 1..close].join("\n");
+    let body = lines[close + 1..].join("\n");
+    Some((parse_yaml(&yaml, true, notes), body, close))
+}
+
+/// A closing line indented with spaces; accepted when the block parses as a mapping. The body
+/// after it is dedented by the same amount.
+fn indented_close(
+    lines: &[&str],
+    open: usize,
+    notes: &mut Vec<String>,
+) -> Option<(Parsed, String)> {
+    let close = (open + 1..lines.len()).find(|&i| matches!(lines[i].trim(), "---" | "..."))?;
+    let parsed = non_empty_map(&lines[open + 1..close], false, notes)?;
+    let indent = lines[close].len() - lines[close].trim_start().len();
+    let body: Vec<&str> = lines[close + 1..]
+        .iter()
+        .map(|l| {
+            let n = l.len() - l.trim_start_matches(' ').len();
+            &l[n.min(indent)..]
+        })
+        .collect();
+    notes.push(format!(
+        "closing `---` of the frontmatter was indented by {indent}; dedented the body"
+    ));
+    Some((parsed, body.join("\n")))
+}
+
+/// No usable closing line before `limit` (the `---` found, or the end of the text): the key
+/// lines end at the first blank line or heading.
+fn blank_line_close(
+    lines: &[&str],
+    open: usize,
+    limit: usize,
+    notes: &mut Vec<String>,
+) -> Option<(Parsed, String)> {
+    let start = open + 1;
+    let end = (start..limit)
+        .find(|&i| lines[i].trim().is_empty() || is_heading(lines[i]))
+        .unwrap_or(limit);
+    let no_close = limit == lines.len();
+    if end == start || (end == limit && !no_close) || top_key(lines[start]).is_none() {
+        return None;
+    }
+    let parsed = non_empty_map(&lines[start..end], true, notes)?;
+    notes.push(if no_close {
+        "frontmatter has no closing `---`; ended it at the first blank line or heading".into()
+    } else {
+        "frontmatter ended at the first blank line or heading; the later `---` is markdown".into()
+    });
+    Some((parsed, lines[end..].join("\n")))
+}
+
+/// Parse a candidate block; keep it (and its notes) only when it is a non-empty mapping.
+fn non_empty_map(lines: &[&str], extract: bool, notes: &mut Vec<String>) -> Option<Parsed> {
+    let mut local = Vec::new();
+    let parsed = parse_yaml(&lines.join("\n"), extract, &mut local);
+    matches!(&parsed, Parsed::Map(m) | Parsed::Loose(m) if !m.is_empty()).then(|| {
+        notes.append(&mut local);
+        parsed
+    })
+}
+
+fn is_heading(line: &str) -> bool {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    (1..=6).contains(&hashes) && line[hashes..].starts_with([' ', '\t'])
+}
+
+fn tidy_body(body: &str) -> String {
+    body.trim_start_matches('\n').trim_end().to_owned()
+}
+
+/// Outcome of parsing one frontmatter block.
+enum Parsed {
+    /// A mapping, converted to JSON values.
+    Map(BTreeMap<String, Json>),
+    /// A mapping recovered only key by key (the block also held lines that are not YAML).
+    Loose(BTreeMap<String, Json>),
+    /// Not a mapping, or not readable even after every repair (what it is, in words).
+    NotMap(&'static str),
+}
+
+fn load(src: &str) -> Result<Yaml, serde_norway::Error> {
+    let mut v: Yaml = serde_norway::from_str(src)?;
+    let _ = v.apply_merge();
+    Ok(v)
+}
+
+fn classify(v: Yaml) -> Parsed {
+    match v {
+        Yaml::Mapping(m) => Parsed::Map(
+            m.into_iter()
+                .map(|(k, v)| (key_string(k), yaml_to_json(v)))
+                .collect(),
+        ),
+        Yaml::Null => Parsed::NotMap("empty or only comments"),
+        Yaml::String(_) => Parsed::NotMap("a plain string"),
+        Yaml::Sequence(_) => Parsed::NotMap("a list"),
+        _ => Parsed::NotMap("a scalar"),
+    }
+}
+
+/// Parse a YAML block, trying the repairs of the module doc in order. `extract` allows the
+/// last resort (key-by-key extraction).
+fn parse_yaml(src: &str, extract: bool, notes: &mut Vec<String>) -> Parsed {
+    if src.trim().is_empty() {
+        return Parsed::Map(BTreeMap::new());
+    }
+    let err = match load(src) {
+        Ok(v) => return classify(v),
+        Err(e) => e.to_string(),
+    };
+    let first = err.lines().next().unwrap_or_default();
+    notes.push(format!("frontmatter YAML error: {first}"));
+    let mut cur = src.to_owned();
+    type Fix = fn(&str) -> Option<(String, Vec<String>)>;
+    for fix in [fix_tabs as Fix, requote, strip_controls] {
+        if let Some((fixed, mut done)) = fix(&cur) {
+            cur = fixed;
+            notes.append(&mut done);
+            if let Ok(v) = load(&cur) {
+                return classify(v);
+            }
+        }
+    }
+    if !extract {
+        return Parsed::NotMap("not readable YAML");
+    }
+    let (map, dropped) = extract_keys(&cur);
+    if map.is_empty() || dropped > map.len() {
+        return Parsed::NotMap("mostly not YAML");
+    }
+    notes.push(format!("read {} top-level key(s) one by one", map.len()));
+    if dropped > 0 {
+        notes.push(format!(
+            "dropped {dropped} frontmatter line(s) that are not YAML"
+        ));
+    }
+    Parsed::Loose(map)
+}
+
+/// Replace tabs in the leading whitespace of each line by two spaces.
+fn fix_tabs(src: &str) -> Option<(String, Vec<String>)> {
+    let mut n = 0;
+    let out: Vec<String> = src
+        .split('\n')
+        .map(|l| {
+            let rest = l.trim_start_matches([' ', '\t']);
+            let lead = &l[..l.len() - rest.len()];
+            if lead.contains('\t') {
+                n += 1;
+                format!("{}{rest}", lead.replace('\t', "  "))
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    let note = format!("replaced tab indentation with spaces on {n} line(s)");
+    (n > 0).then(|| (out.join("\n"), vec![note]))
+}
+
+/// Remove control characters other than LF and tab, and the non-characters YAML refuses.
+fn strip_controls(s: &str) -> Option<(String, Vec<String>)> {
+    let bad = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    let n = s.chars().filter(|&c| bad(c)).count();
+    let note = format!("stripped {n} control character(s) from the frontmatter");
+    (n > 0).then(|| (s.chars().filter(|&c| !bad(c)).collect(), vec![note]))
+}
+
+/// Split YAML lines into top-level blocks: a line at column 0 starts a block; indented, blank,
+/// comment and zero-indent `- ` lines continue the current one. Returns line ranges.
+fn blocks(lines: &[&str]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let cont =
+            l.is_empty() || l.starts_with([' ', '\t', '#']) || l.starts_with("- ") || *l == "-";
+        match out.last_mut() {
+            Some(last) if cont => last.1 = i + 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out
+}
+
+/// `(raw key text, key, value)` of a top-level `key: value` line.
+fn top_key(line: &str) -> Option<(&str, String, &str)> {
+    if line.starts_with([' ', '\t', '-', '#', '[', '{', '?']) {
+        return None;
+    }
+    let (key, rest) = if let Some(q) = line.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+        let end = line[1..].find(q)? + 1;
+        (line[1..end].to_owned(), line[end + 1..].strip_prefix(':')?)
+    } else {
+        let colon = line
+            .match_indices(':')
+            .map(|(i, _)| i)
+            .find(|&i| line[i + 1..].is_empty() || line[i + 1..].starts_with([' ', '\t']))?;
+        (line[..colon].trim().to_owned(), &line[colon + 1..])
+    };
+    if key.is_empty() || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let raw = &line[..line.len() - rest.len() - 1];
+    Some((raw, key, rest.trim()))
+}
+
+fn is_block_scalar_header(v: &str) -> bool {
+    let head = v.split(" #").next().unwrap_or_default().trim();
+    let mut cs = head.chars();
+    matches!(cs.next(), Some('|' | '>')) && head.len() <= 3 && cs.all(|c| "+-123456789".contains(c))
+}
+
+/// Why the value of this block must be re-quoted, or `None` when it reads correctly as it is.
+fn quote_reason(block: &[&str]) -> Option<String> {
+    let (_, _, value) = top_key(block[0])?;
+    if value.is_empty() || is_block_scalar_header(value) {
+        return None;
+    }
+    let plain = !value.starts_with(['"', '\'', '[', '{']);
+    if plain && value.contains(" #") {
+        return Some("containing ' #'".into());
+    }
+    let alone = block.join("\n");
+    let alone = strip_controls(&alone).map_or(alone, |(clean, _)| clean);
+    if load(&alone).is_ok() {
+        return None;
+    }
+    let first = value.chars().next().unwrap_or(' ');
+    Some(if plain && value.contains(": ") {
+        "containing ': '".into()
+    } else if "@`%*&!|>,?[]{}\"'".contains(first) {
+        format!("starting with '{first}'")
+    } else {
+        "that is not valid YAML on its own".into()
+    })
+}
+
+/// Re-quote the top-level values YAML misreads as one JSON-style double-quoted string
+/// (continuation lines joined with spaces). `None` when nothing needed quoting.
+fn requote(src: &str) -> Option<(String, Vec<String>)> {
+    let lines: Vec<&str> = src.split('\n').collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut notes = Vec::new();
+    for (s, e) in blocks(&lines) {
+        let block = &lines[s..e];
+        match (quote_reason(block), top_key(block[0])) {
+            (Some(reason), Some((raw, key, value))) => {
+                let joined = join_plain(value, &block[1..]);
+                let quoted = serde_json::to_string(&joined).unwrap_or_default();
+                out.push(format!("{raw}: {quoted}"));
+                notes.push(format!("quoted value of `{key}` {reason}"));
+            }
+            _ => out.extend(block.iter().map(|l| (*l).to_owned())),
+        }
+    }
+    (!notes.is_empty()).then(|| (out.join("\n"), notes))
+}
+
+fn join_plain(value: &str, rest: &[&str]) -> String {
+    let mut s = value.to_owned();
+    for t in rest.iter().map(|l| l.trim()).filter(|t| !t.is_empty()) {
+        s.push(' ');
+        s.push_str(t);
+    }
+    s
+}
+
+/// Last resort: parse each top-level block on its own; a block that still fails gives its raw
+/// text as a string. Returns the mapping and how many lines were dropped as not YAML.
+fn extract_keys(src: &str) -> (BTreeMap<String, Json>, usize) {
+    let lines: Vec<&str> = src.split('\n').collect();
+    let mut map = BTreeMap::new();
+    let mut dropped = 0;
+    for (s, e) in blocks(&lines) {
+        let block = &lines[s..e];
+        let Some((_, key, value)) = top_key(block[0]) else {
+            dropped += block
+                .iter()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                .count();
+            continue;
+        };
+        if let Ok(Yaml::Mapping(m)) = load(&block.join("\n")) {
+            for (k, v) in m {
+                map.insert(key_string(k), yaml_to_json(v));
+            }
+            continue;
+        }
+        let text = if is_block_scalar_header(value) {
+            let sep = if value.starts_with('>') { " " } else { "\n" };
+            block[1..]
+                .iter()
+                .map(|l| l.trim())
+                .collect::<Vec<_>>()
+                .join(sep)
+        } else {
+            join_plain(value, &block[1..])
+        };
+        let text = text.trim();
+        let unq = ['"', '\'']
+            .iter()
+            .find_map(|q| text.strip_prefix(*q).and_then(|t| t.strip_suffix(*q)))
+            .unwrap_or(text);
+        let v = if unq.is_empty() {
+            Json::Null
+        } else {
+            Json::String(unq.to_owned())
+        };
+        map.insert(key, v);
+    }
+    (map, dropped)
+}
+
+fn key_string(k: Yaml) -> String {
+    match k {
+        Yaml::String(s) => s,
+        Yaml::Null => "null".into(),
+        other => value_to_string(&yaml_to_json(other)).unwrap_or_default(),
+    }
+}
+
+/// Convert YAML to JSON: numbers that JSON cannot hold (`.inf`, `.nan`) become strings, tags
+/// are dropped, non-string keys are stringified.
+fn yaml_to_json(v: Yaml) -> Json {
+    match v {
+        Yaml::Null => Json::Null,
+        Yaml::Bool(b) => Json::Bool(b),
+        Yaml::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into()
+            } else if let Some(u) = n.as_u64() {
+                u.into()
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or_else(|| Json::String(n.to_string()), Json::Number)
+            }
+        }
+        Yaml::String(s) => Json::String(s),
+        Yaml::Sequence(seq) => Json::Array(seq.into_iter().map(yaml_to_json).collect()),
+        Yaml::Mapping(m) => Json::Object(
+            m.into_iter()
+                .map(|(k, v)| (key_string(k), yaml_to_json(v)))
+                .collect(),
+        ),
+        Yaml::Tagged(t) => yaml_to_json(t.value),
+    }
+}
+
+fn scalar(v: &Json) -> Option<String> {
+    let s = match v {
+        Json::String(s) => s.trim().to_owned(),
+        Json::Number(n) => n.to_string(),
+        Json::Bool(b) => b.to_string(),
+        _ => return None,
+    };
+    (!s.is_empty()).then_some(s)
+}
+
+/// String form of a frontmatter value: strings trimmed, numbers and booleans as written,
+/// lists and mappings as their [`value_to_list`] items joined with `", "`. `None` for null
+/// and for values that are empty after trimming.
+pub fn value_to_string(v: &Json) -> Option<String> {
+    match v {
+        Json::Array(_) | Json::Object(_) => {
+            let items = value_to_list(v);
+            (!items.is_empty()).then(|| items.join(", "))
+        }
+        _ => scalar(v),
+    }
+}
+
+/// List form of a frontmatter value: a list gives its items (nested lists flattened), a
+/// string gives itself as one item (never split on commas), a mapping gives `key: value`
+/// items, numbers and booleans their string form. Items are trimmed; empty ones dropped.
+pub fn value_to_list(v: &Json) -> Vec<String> {
+    match v {
+        Json::Array(items) => items.iter().flat_map(value_to_list).collect(),
+        Json::Object(map) => map
+            .iter()
+            .filter_map(|(k, v)| match value_to_string(v) {
+                Some(s) => Some(format!("{}: {s}", k.trim())),
+                None => Some(k.trim().to_owned()).filter(|k| !k.is_empty()),
+            })
+            .collect(),
+        _ => scalar(v).into_iter().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(s: &Split) -> Option<String> {
+        s.frontmatter.get_str("description")
+    }
+
+    #[test]
+    fn bom_and_crlf_are_stripped_and_noted() {
+        let s = split("\u{feff}---\r\nname: a\r\ndescription: Does b.\r\n---\r\n# T\r\nbody\r\n");
+        assert_eq!(s.frontmatter.get_str("name").as_deref(), Some("a"));
+        assert_eq!(desc(&s).as_deref(), Some("Does b."));
+        assert_eq!(s.body, "# T\nbody");
+        assert!(!s.text.contains('\r'));
+        assert!(s.recoveries.iter().any(|r| r.contains("BOM")));
+        assert!(s.recoveries.iter().any(|r| r.contains("CRLF")));
+    }
+
+    #[test]
+    fn clean_file_has_no_recoveries() {
+        let s = split("---\nname: a\ndescription: b\n---\n\nText.\n");
+        assert!(s.recoveries.is_empty(), "{:?}", s.recoveries);
+        assert_eq!(s.body, "Text.");
+    }
+
+    #[test]
+    fn tab_indentation_is_repaired() {
+        let s = split("---\nname: a\ndescription: d\ntags:\n\t- x\n\t- y\n---\nbody");
+        assert_eq!(s.frontmatter.get_list("tags"), ["x", "y"]);
+        assert!(
+            s.recoveries.iter().any(|r| r.contains("tab")),
+            "{:?}",
+            s.recoveries
+        );
+    }
+
+    #[test]
+    fn unquoted_colon_value_is_requoted() {
+        let s = split("---\nname: logs\ndescription: Parses logs: finds errors\n---\nbody");
+        assert_eq!(desc(&s).as_deref(), Some("Parses logs: finds errors"));
+        assert!(
+            s.recoveries
+                .iter()
+                .any(|r| r.contains("quoted value of `description`"))
+        );
+    }
+
+    #[test]
+    fn indicator_and_flow_values_are_requoted() {
+        let s = split("---\nname: x\ndescription: , it predicts\nhint: [a] [b]\nat: @me\n---\n");
+        assert_eq!(desc(&s).as_deref(), Some(", it predicts"));
+        assert_eq!(s.frontmatter.get_str("hint").as_deref(), Some("[a] [b]"));
+        assert_eq!(s.frontmatter.get_str("at").as_deref(), Some("@me"));
+    }
+
+    #[test]
+    fn list_valued_description_joins() {
+        let s =
+            split("---\nname: x\ndescription:\n  - Reads PDFs\n  - Writes CSV (cols a, b)\n---\n");
+        assert_eq!(
+            desc(&s).as_deref(),
+            Some("Reads PDFs, Writes CSV (cols a, b)")
+        );
+        assert_eq!(
+            s.frontmatter.get_list("description"),
+            ["Reads PDFs", "Writes CSV (cols a, b)"]
+        );
+    }
+
+    #[test]
+    fn leading_blank_and_comment_lines_are_skipped() {
+        let s = split("\n<!-- origin -->\n---\nname: a\ndescription: b\n---\nbody");
+        assert_eq!(desc(&s).as_deref(), Some("b"));
+        assert!(
+            s.recoveries
+                .iter()
+                .any(|r| r.contains("before the frontmatter"))
+        );
+    }
+
+    #[test]
+    fn control_chars_and_conflict_markers_recover() {
+        let s = split("---\nname: a\ndescription: x\u{80}y\n---\nb");
+        assert_eq!(desc(&s).as_deref(), Some("xy"));
+        let s = split(
+            "---\nname: a\ndescription: d\n<<<<<<< ours\nmeta:\n  k: v\n=======\n>>>>>>> theirs\n---\nb",
+        );
+        assert_eq!(desc(&s).as_deref(), Some("d"));
+        assert_eq!(s.frontmatter.get_list("meta"), ["k: v"]);
+    }
+
+    #[test]
+    fn unterminated_frontmatter_ends_at_blank_line() {
+        let s = split("---\nname: a\ndescription: b\n\n# Title\ntext");
+        assert_eq!(desc(&s).as_deref(), Some("b"));
+        assert_eq!(s.body, "# Title\ntext");
+        let s = split("---\nJust prose here.\n\nMore.");
+        assert!(s.frontmatter.fields.is_empty());
+        assert!(s.body.contains("Just prose"));
+    }
+
+    #[test]
+    fn thematic_break_is_not_taken_as_the_closing_line() {
+        let s = split("---\nname: a\ndescription: b\n\n# Title\n\ntext\n\n---\n\nmore");
+        assert_eq!(desc(&s).as_deref(), Some("b"));
+        assert!(s.body.starts_with("# Title") && s.body.ends_with("more"));
+        let s = split("---\nname: a\n\ndescription: b: c\n<<<< junk\n---\nbody");
+        assert_eq!(desc(&s).as_deref(), Some("b: c"));
+        assert_eq!(s.body, "body");
+    }
+
+    #[test]
+    fn non_mapping_frontmatter_is_markdown() {
+        let s = split("---\n\n# Heading\n---\nText");
+        assert!(s.frontmatter.fields.is_empty());
+        assert!(s.body.contains("# Heading") && s.body.contains("Text"));
+        assert!(s.recoveries.iter().any(|r| r.contains("not a mapping")));
+    }
+
+    #[test]
+    fn hostile_yaml_ends_quickly() {
+        let mut y =
+            String::from("---\nname: x\nk0: &k0 [lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..12 {
+            let refs = vec![format!("*k{}", i - 1); 8].join(", ");
+            y.push_str(&format!("k{i}: &k{i} [{refs}]\n"));
+        }
+        y.push_str("---\nbody");
+        let t = std::time::Instant::now();
+        let s = split(&y);
+        assert_eq!(s.frontmatter.get_str("name").as_deref(), Some("x"));
+        let deep = format!("---\nname: y\nd: {}\n---\nbody", "[".repeat(5000));
+        assert_eq!(
+            split(&deep).frontmatter.get_str("name").as_deref(),
+            Some("y")
+        );
+        assert!(t.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn values_convert() {
+        let s = split("---\nname: 42\non: 2024-01-02\nflag: true\n1: one\nmeta: {a: 1}\n---\n");
+        let f = &s.frontmatter;
+        assert_eq!(f.get_str("name").as_deref(), Some("42"));
+        assert_eq!(f.get_str("on").as_deref(), Some("2024-01-02"));
+        assert_eq!(f.get_str("flag").as_deref(), Some("true"));
+        assert_eq!(f.get_str("1").as_deref(), Some("one"));
+        assert_eq!(f.get_list("meta"), ["a: 1"]);
+        assert_eq!(f.get_str("missing"), None);
+    }
+}

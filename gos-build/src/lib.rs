@@ -1,0 +1,29 @@
+//! The offline builder of gos.
+//!
+//! `gos-build` turns a folder of skill packages (directories holding a `SKILL.md`) into a gos
+//! workspace, in stages:
+//!
+//! 1. [`package::discover`] lists package directories under the library root;
+//! 2. [`package::parse_package`] reads one package (frontmatter, markdown sections, code blocks,
+//!    bundled files), repairing what real packages break and noting each repair;
+//! 3. [`normalize`] turns a parsed package into a [`gos_core::SkillNode`] with per-field
+//!    provenance and deterministic input/output artifact types;
+//! 4. [`relate`] induces deterministic dependency edges (I/O overlap through an inverted index,
+//!    and explicit mentions of other skills);
+//! 5. [`build`] runs everything and writes the workspace atomically (temporary directory, then
+//!    rename), with a [`report::BuildReport`].
+
+pub mod artifacts;
+pub mod build;
+pub mod normalize;
+pub mod package;
+pub mod relate;
+pub mod report;
+
+mod discover;
+pub mod frontmatter;
+mod markdown;
+mod parse;
+
+pub use build::{BuildOptions, build_workspace};
+pub use report::BuildReport;

@@ -1,0 +1,296 @@
+//! Normalization: a parsed [`SkillPackage`] becomes a [`SkillNode`] with per-field provenance,
+//! plus the text views the lexical index needs.
+//!
+//! Field sources follow the reference parser ([C] `parse_skill_document`, reference notes
+//! §1.3), with its defects fixed: the description falls back to the first body paragraph
+//! (never the text "None"), list values are flattened item by item (a comma inside an item
+//! does not split it), and artifact types come from [`crate::artifacts`].
+
+use crate::artifacts::{
+    explicit_item_types, is_input_heading, is_output_heading, known_types, prose_types,
+};
+use crate::package::SkillPackage;
+use gos_core::lexical::LexicalDoc;
+use gos_core::{Field, SkillNode};
+use std::collections::BTreeSet;
+
+/// Most characters kept of a display name.
+const MAX_NAME_CHARS: usize = 120;
+/// Most characters kept of a description.
+const MAX_DESCRIPTION_CHARS: usize = 1_500;
+/// Most items kept per list field.
+const MAX_ITEMS: usize = 24;
+
+/// A normalized node and the body text indexed and hydrated with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Normalized {
+    /// The node.
+    pub node: SkillNode,
+    /// Markdown body (frontmatter removed).
+    pub body: String,
+    /// Names the body mentions as skills (`use the \`x\` skill`), for [`crate::relate`].
+    pub mentions: Vec<String>,
+}
+
+fn clip(s: &str, max: usize) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(max) {
+        Some((b, _)) => s[..b].trim_end().to_string(),
+        None => s.to_string(),
+    }
+}
+
+fn compact(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn first_sentence(s: &str) -> String {
+    let s = compact(s);
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| {
+            matches!(c, '.' | '!' | '?')
+                && s[i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(s.len());
+    s[..end].to_string()
+}
+
+fn dedup(items: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for item in items {
+        let item = compact(&item);
+        if !item.is_empty() && seen.insert(item.to_lowercase()) && out.len() < MAX_ITEMS {
+            out.push(item);
+        }
+    }
+    out
+}
+
+fn sorted_set(items: impl IntoIterator<Item = String>) -> Vec<String> {
+    let set: BTreeSet<String> = items.into_iter().filter(|s| !s.is_empty()).collect();
+    set.into_iter().take(MAX_ITEMS).collect()
+}
+
+/// List items of a frontmatter key, also looked up under `metadata.<key>`.
+fn fm_list(pkg: &SkillPackage, keys: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in keys {
+        out.extend(pkg.frontmatter.get_list(k));
+        if let Some(meta) = pkg.frontmatter.fields.get("metadata")
+            && let Some(v) = meta.get(k)
+        {
+            out.extend(crate::frontmatter::value_to_list(v));
+        }
+    }
+    out
+}
+
+/// Bullet-like lines of a section text (or its non-empty lines), at most `MAX_ITEMS`.
+fn section_items(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.trim().trim_start_matches(['-', '*', '+']).trim())
+        .filter(|l| !l.is_empty() && l.chars().count() <= 300)
+        .map(str::to_string)
+        .take(MAX_ITEMS)
+        .collect()
+}
+
+/// Skill names the body points to as skills: a backticked name followed within two words by
+/// "skill" (`use the \`pdf-text-extraction\` skill`), lower-cased, in first-seen order.
+pub fn skill_mentions(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else { break };
+        let name = &after[..close];
+        let tail = &after[close + 1..];
+        let next_words: Vec<String> = tail
+            .split_whitespace()
+            .take(2)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .collect();
+        let valid_name = !name.is_empty()
+            && name.len() <= 80
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '(' | ')'));
+        if valid_name && next_words.iter().any(|w| w == "skill" || w == "skills") {
+            let lower = name.to_lowercase();
+            if !out.contains(&lower) {
+                out.push(lower);
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// Normalize one package.
+pub fn normalize(pkg: &SkillPackage) -> Normalized {
+    let folder = pkg.id.rsplit('/').next().unwrap_or(&pkg.id).to_string();
+    let name = pkg
+        .frontmatter
+        .get_str("name")
+        .map(|n| clip(n.lines().next().unwrap_or(""), MAX_NAME_CHARS))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| folder.clone());
+    let first_paragraph = pkg
+        .sections
+        .iter()
+        .map(|s| s.text.trim())
+        .find(|t| !t.is_empty())
+        .map(|t| t.split("\n\n").next().unwrap_or(t).to_string())
+        .unwrap_or_default();
+    let description = pkg
+        .frontmatter
+        .get_str("description")
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or(first_paragraph);
+    let description = clip(&compact(&description), MAX_DESCRIPTION_CHARS);
+    let capability = fm_list(pkg, &["one_line_capability", "capability", "summary"])
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| first_sentence(&description));
+
+    // Artifact types: explicit frontmatter, then I/O sections, then prose.
+    let explicit_in: Vec<String> = fm_list(pkg, &["inputs", "input"]);
+    let explicit_out: Vec<String> = fm_list(pkg, &["outputs", "output"]);
+    let mut inputs: Vec<String> = explicit_in.iter().flat_map(|i| explicit_item_types(i)).collect();
+    let mut outputs: Vec<String> = explicit_out.iter().flat_map(|i| explicit_item_types(i)).collect();
+    if inputs.is_empty() {
+        inputs = pkg
+            .sections
+            .iter()
+            .filter(|s| is_input_heading(&s.title))
+            .flat_map(|s| known_types(&s.text))
+            .collect();
+    }
+    if outputs.is_empty() {
+        outputs = pkg
+            .sections
+            .iter()
+            .filter(|s| is_output_heading(&s.title))
+            .flat_map(|s| known_types(&s.text))
+            .collect();
+    }
+    if inputs.is_empty() || outputs.is_empty() {
+        let prose: String = std::iter::once(description.as_str())
+            .chain(pkg.sections.iter().map(|s| s.text.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (pin, pout) = prose_types(&prose);
+        if inputs.is_empty() {
+            inputs = pin;
+        }
+        if outputs.is_empty() {
+            outputs = pout;
+        }
+    }
+
+    let domain_tags = dedup(fm_list(
+        pkg,
+        &["tags", "tag", "category", "categories", "domain", "domains", "keywords"],
+    ));
+    let mut tooling = fm_list(
+        pkg,
+        &["tools", "tooling", "libraries", "dependencies", "allowed-tools", "allowed_tools"],
+    );
+    tooling.extend(pkg.code_blocks.iter().filter_map(|c| c.lang.clone()));
+    let tooling = dedup(tooling);
+    let mut examples = fm_list(pkg, &["examples", "example_tasks"]);
+    for s in &pkg.sections {
+        let t = s.title.to_lowercase();
+        if t.starts_with("when to use")
+            || t.starts_with("use when")
+            || t.starts_with("use cases")
+            || t == "examples"
+            || t == "example tasks"
+        {
+            examples.extend(section_items(&s.text));
+        }
+    }
+    let example_tasks = dedup(examples);
+    let headings: Vec<String> = pkg
+        .sections
+        .iter()
+        .map(|s| compact(&s.title))
+        .filter(|t| !t.is_empty())
+        .take(64)
+        .collect();
+
+    let node = SkillNode {
+        id: pkg.id.clone(),
+        name,
+        description: Field::parsed(description),
+        capability: Field::parsed(capability),
+        inputs: Field::parsed(sorted_set(inputs)),
+        outputs: Field::parsed(sorted_set(outputs)),
+        domain_tags: Field::parsed(domain_tags),
+        tooling: Field::parsed(tooling),
+        example_tasks: Field::parsed(example_tasks),
+        entrypoints: Field::parsed(pkg.entrypoints.clone()),
+        headings,
+        source_path: pkg.source_path.clone(),
+        content_hash: pkg.content_hash.clone(),
+    };
+    Normalized {
+        mentions: skill_mentions(&pkg.body),
+        body: pkg.body.clone(),
+        node,
+    }
+}
+
+/// The text views of a node for the BM25 index ([`gos_core::lexical`]).
+pub fn lexical_doc(ord: usize, n: &Normalized) -> LexicalDoc {
+    let node = &n.node;
+    let folder = node.folder().replace(['-', '_'], " ");
+    let mut meta: Vec<&str> = Vec::new();
+    for list in [
+        &node.domain_tags.value,
+        &node.tooling.value,
+        &node.inputs.value,
+        &node.outputs.value,
+        &node.example_tasks.value,
+        &node.entrypoints.value,
+    ] {
+        meta.extend(list.iter().map(String::as_str));
+    }
+    LexicalDoc {
+        ord: ord as u64,
+        id: node.id.clone(),
+        name: format!("{} {}", node.name, folder),
+        description: format!("{}\n{}", node.description.value, node.capability.value),
+        meta: meta.join("\n"),
+        headings: node.headings.join("\n"),
+        body: n.body.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_need_backticks_and_the_word_skill() {
+        let body = "Use the `pdf-text-extraction` skill first. Run `ls -la` then. \
+                    The `fasta-reader` and other skills. Plain pdf skill.";
+        assert_eq!(skill_mentions(body), vec!["pdf-text-extraction"]);
+        assert_eq!(skill_mentions("see `a-b`, skill"), vec!["a-b"]);
+    }
+
+    #[test]
+    fn first_sentence_stops_at_terminal_punctuation() {
+        assert_eq!(first_sentence("Parses v1.2 files. Then more."), "Parses v1.2 files.");
+        assert_eq!(first_sentence("no stop"), "no stop");
+    }
+}

@@ -1,0 +1,67 @@
+//! The build report: counts, skipped packages, recoveries, timings. Written to
+//! `build-report.json` and printed by `gos build --json`. Unlike the manifest and the graph,
+//! it holds timings and so differs between builds.
+
+use crate::relate::RelateStats;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A package left out of the workspace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    /// Path relative to the library root.
+    pub path: String,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// A repair the parser made to keep a package.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recovered {
+    /// `SKILL.md` path relative to the library root.
+    pub path: String,
+    /// What was repaired.
+    pub what: String,
+}
+
+/// Degree statistics of the graph (in + out edges per node).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DegreeStats {
+    /// Mean degree.
+    pub mean: f64,
+    /// Largest degree.
+    pub max: usize,
+    /// Id of a node with the largest degree.
+    pub max_node: String,
+}
+
+/// Everything `gos build` reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BuildReport {
+    /// Library root (absolute).
+    pub library: String,
+    /// Workspace directory.
+    pub workspace: String,
+    /// SKILL.md files found.
+    pub discovered: usize,
+    /// Skill nodes written.
+    pub nodes: usize,
+    /// Edge counts by type (`dependency`, `workflow`, `semantic`, `alternative`).
+    pub edges: BTreeMap<String, usize>,
+    /// Edge counts by provenance (`io`, `mention`, `llm`).
+    pub edges_by_provenance: BTreeMap<String, usize>,
+    /// Nodes with no edge.
+    pub isolated: usize,
+    /// Degree statistics.
+    pub degree: DegreeStats,
+    /// Packages left out, each with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Repairs made to packages that were kept.
+    pub recovered: Vec<Recovered>,
+    /// Counters of the dependency pass (scored pairs prove it is not all-pairs).
+    pub relate: RelateStats,
+    /// Milliseconds per stage.
+    pub stage_ms: BTreeMap<String, u64>,
+    /// Whole build in milliseconds.
+    pub wall_ms: u64,
+}

@@ -1,0 +1,458 @@
+//! The `gos eval` report: per-task records, per-arm metrics, bootstrap intervals, the failure
+//! analysis, and their rendering as `report.json` and `report.md`.
+
+use crate::EvalArgs;
+use crate::eval_cmd::{Arm, LEVEL};
+use gos_core::bootstrap::Interval;
+use gos_core::metrics::{METRICS, PER_TASK_METRICS, TaskScores, recall_at_k, summarize};
+use gos_core::retrieve::Timings;
+use gos_core::{RetrieveOptions, Workspace};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One oracle skill of a task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OracleRef {
+    /// Package id from `oracle_dirs`.
+    pub dir: String,
+    /// Name from `oracle_skills` (or the last path component of `dir`).
+    pub name: String,
+    /// Workspace node, `None` when the skill is not in the workspace.
+    #[serde(skip)]
+    pub node: Option<usize>,
+}
+
+/// One arm's retrieval of one task.
+#[derive(Debug, Clone)]
+pub struct ArmTask {
+    /// `SKILL_HIT` or `NO_SKILL_HIT`.
+    pub status: &'static str,
+    /// Hydrated skill ids in bundle order.
+    pub bundle: Vec<String>,
+    /// Hydrated nodes.
+    pub bundle_nodes: Vec<usize>,
+    /// The first 50 nodes of the ranked list (what recall@k reads).
+    pub ranked_top: Vec<usize>,
+    /// 1-based rank of each oracle (parallel to [`TaskRecord::oracles`]) in the ranked list.
+    pub oracle_ranks: Vec<Option<usize>>,
+    /// 1-based rank of each oracle in the BM25 pool (`RankedSkill::lexical_rank`).
+    pub oracle_lexical_ranks: Vec<Option<usize>>,
+    /// Seed ids in seed order.
+    pub seeds: Vec<String>,
+    /// Characters of the rendered context.
+    pub context_chars: usize,
+    /// Stage timings in milliseconds.
+    pub timings: Timings,
+    /// Per-task metric values.
+    pub scores: TaskScores,
+}
+
+/// One task: its oracle skills and every arm's retrieval, in arm order.
+#[derive(Debug, Clone)]
+pub struct TaskRecord {
+    /// Task id.
+    pub id: String,
+    /// Oracle skills, available or not.
+    pub oracles: Vec<OracleRef>,
+    /// Per arm, in the order of the report's arms.
+    pub arms: Vec<ArmTask>,
+}
+
+impl TaskRecord {
+    /// Available oracle nodes `A_t`.
+    pub fn available(&self) -> Vec<usize> {
+        self.oracles.iter().filter_map(|o| o.node).collect()
+    }
+}
+
+/// Why an oracle skill is missing from an arm's bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// In the workspace but not in the BM25 pool (it could only arrive through the graph and
+    /// did not make the bundle).
+    SeedMiss,
+    /// In the BM25 pool, hence ranked, but not hydrated (top-N, budgets, relevance floor).
+    BudgetCut,
+    /// Not a workspace skill.
+    NotInWorkspace,
+}
+
+impl FailureClass {
+    fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::SeedMiss => "seed_miss",
+            FailureClass::BudgetCut => "budget_cut",
+            FailureClass::NotInWorkspace => "not_in_workspace",
+        }
+    }
+}
+
+/// An oracle skill an arm left out of the bundle.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    /// Package id.
+    pub oracle: String,
+    /// Skill name.
+    pub name: String,
+    /// Classification.
+    pub class: FailureClass,
+    /// Rank in the BM25 pool.
+    pub lexical_rank: Option<usize>,
+    /// Rank in the final ranked list.
+    pub ranked_rank: Option<usize>,
+}
+
+/// The oracle skills of `task` that arm `arm` left out of its bundle, classified.
+pub fn failures(task: &TaskRecord, arm: usize) -> Vec<Failure> {
+    let a = &task.arms[arm];
+    task.oracles
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.node.is_none_or(|n| !a.bundle_nodes.contains(&n)))
+        .map(|(i, o)| {
+            let (lexical_rank, ranked_rank) = (a.oracle_lexical_ranks[i], a.oracle_ranks[i]);
+            let class = match (o.node, lexical_rank) {
+                (None, _) => FailureClass::NotInWorkspace,
+                (Some(_), None) => FailureClass::SeedMiss,
+                (Some(_), Some(_)) => FailureClass::BudgetCut,
+            };
+            Failure {
+                oracle: o.dir.clone(),
+                name: o.name.clone(),
+                class,
+                lexical_rank,
+                ranked_rank,
+            }
+        })
+        .collect()
+}
+
+/// A finished evaluation.
+pub struct EvalReport {
+    /// Arm names in run order.
+    pub arms: Vec<String>,
+    /// Index of the baseline arm.
+    pub baseline: usize,
+    /// Per-task records.
+    pub records: Vec<TaskRecord>,
+    /// Per arm, the metrics in [`METRICS`] order.
+    pub summaries: Vec<Vec<(&'static str, Option<f64>)>>,
+    /// Intervals of `arm − baseline` per non-baseline arm and per-task metric.
+    pub ci: BTreeMap<String, BTreeMap<&'static str, Option<Interval>>>,
+    /// Run configuration, as written to `report.json`.
+    pub config: Value,
+}
+
+impl EvalReport {
+    /// Summarize the records of a run.
+    pub fn new(
+        arms: &[Arm],
+        baseline: usize,
+        records: Vec<TaskRecord>,
+        ci: BTreeMap<String, BTreeMap<&'static str, Option<Interval>>>,
+        options: &RetrieveOptions,
+        args: &EvalArgs,
+        ws: &Workspace,
+    ) -> Self {
+        let summaries = (0..arms.len())
+            .map(|i| {
+                let scores: Vec<TaskScores> =
+                    records.iter().map(|t| t.arms[i].scores.clone()).collect();
+                summarize(&scores)
+            })
+            .collect();
+        let t_plus = records.iter().filter(|t| !t.available().is_empty()).count();
+        let config = json!({
+            "workspace": args.workspace.display().to_string(),
+            "workspace_skills": ws.len(),
+            "task_file": args.tasks.display().to_string(),
+            "tasks": records.len(),
+            "tasks_with_available_oracle": t_plus,
+            "arms": arms.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
+            "baseline": arms[baseline].name,
+            "seed": args.seed,
+            "resamples": args.resamples,
+            "confidence_level": LEVEL,
+            "bootstrap": "paired over tasks; percentile interval of the mean per-task difference",
+            "options": {
+                "budgets": options.budgets,
+                "seed_k": options.seeds.seed_k,
+                "pool_k": options.seeds.pool_k,
+                "min_seed_score": options.min_seed_score,
+                "min_relative_score": options.min_relative_score,
+                "all": format!("{options:?}"),
+            },
+            "gos_version": env!("CARGO_PKG_VERSION"),
+        });
+        EvalReport {
+            arms: arms.iter().map(|a| a.name.clone()).collect(),
+            baseline,
+            records,
+            summaries,
+            ci,
+            config,
+        }
+    }
+
+    /// `(task id, oracle dir, oracle name)` of every oracle skill missing from the workspace.
+    pub fn missing_oracles(&self) -> Vec<(&str, &str, &str)> {
+        self.records
+            .iter()
+            .flat_map(|t| {
+                t.oracles
+                    .iter()
+                    .filter(|o| o.node.is_none())
+                    .map(|o| (t.id.as_str(), o.dir.as_str(), o.name.as_str()))
+            })
+            .collect()
+    }
+
+    /// Mean recall@k over `T₊` for k = 1..=`k_max` of one arm.
+    pub fn recall_curve(&self, arm: usize, k_max: usize) -> Vec<(usize, f64)> {
+        (1..=k_max)
+            .filter_map(|k| {
+                let values = self.records.iter().map(|t| {
+                    recall_at_k(&t.arms[arm].ranked_top, &t.available(), k)
+                });
+                gos_core::metrics::mean(values).map(|m| (k, m))
+            })
+            .collect()
+    }
+
+    /// Per-task `recall_available` difference `arm − baseline` (`None` outside `T₊`).
+    pub fn recall_diffs(&self, arm: usize) -> Vec<(&str, Option<f64>)> {
+        self.records
+            .iter()
+            .map(|t| {
+                let d = t.arms[arm]
+                    .scores
+                    .recall_available
+                    .zip(t.arms[self.baseline].scores.recall_available)
+                    .map(|(a, b)| a - b);
+                (t.id.as_str(), d)
+            })
+            .collect()
+    }
+
+    fn failure_counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut counts: BTreeMap<&'static str, usize> =
+            ["seed_miss", "budget_cut", "not_in_workspace"].map(|c| (c, 0)).into();
+        for t in &self.records {
+            for f in failures(t, self.baseline) {
+                *counts.entry(f.class.as_str()).or_default() += 1;
+            }
+        }
+        counts
+    }
+
+    /// The whole report as `report.json`.
+    pub fn to_json(&self) -> Value {
+        let arms: Map<String, Value> = self
+            .arms
+            .iter()
+            .zip(&self.summaries)
+            .map(|(name, s)| {
+                let m: Map<String, Value> =
+                    s.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+                (name.clone(), Value::Object(m))
+            })
+            .collect();
+        let tasks: Vec<Value> = self.records.iter().map(|t| self.task_json(t)).collect();
+        let missing = self.missing_oracles();
+        let mut distinct: Vec<&str> = missing.iter().map(|m| m.1).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        json!({
+            "arms": arms,
+            "ci": self.ci,
+            "tasks": tasks,
+            "failure_summary": {
+                "arm": self.arms[self.baseline],
+                "counts": self.failure_counts(),
+            },
+            "missing_oracles": {
+                "count": missing.len(),
+                "distinct": distinct.len(),
+                "oracles": missing.iter().map(|(task, dir, name)| {
+                    json!({ "task": task, "dir": dir, "name": name })
+                }).collect::<Vec<_>>(),
+            },
+            "config": self.config,
+        })
+    }
+
+    fn task_json(&self, t: &TaskRecord) -> Value {
+        let arms: Map<String, Value> = self
+            .arms
+            .iter()
+            .zip(&t.arms)
+            .map(|(name, a)| {
+                let ranks = |r: &[Option<usize>]| -> Map<String, Value> {
+                    t.oracles
+                        .iter()
+                        .zip(r)
+                        .map(|(o, r)| (o.dir.clone(), json!(r)))
+                        .collect()
+                };
+                let v = json!({
+                    "status": a.status,
+                    "bundle": a.bundle,
+                    "seeds": a.seeds,
+                    "oracle_ranks": ranks(&a.oracle_ranks),
+                    "oracle_lexical_ranks": ranks(&a.oracle_lexical_ranks),
+                    "context_chars": a.context_chars,
+                    "timings_ms": a.timings,
+                    "metrics": a.scores,
+                });
+                (name.clone(), v)
+            })
+            .collect();
+        json!({
+            "id": t.id,
+            "oracles": t.oracles.iter().map(|o| json!({
+                "dir": o.dir,
+                "name": o.name,
+                "in_workspace": o.node.is_some(),
+            })).collect::<Vec<_>>(),
+            "arms": arms,
+            "failures": failures(t, self.baseline),
+        })
+    }
+
+    /// The report a person reads: metric table, interval table, failure analysis.
+    pub fn to_markdown(&self) -> String {
+        let mut md = String::new();
+        let c = &self.config;
+        let base = &self.arms[self.baseline];
+        let missing = self.missing_oracles();
+        let _ = writeln!(md, "# gos eval report\n");
+        let _ = writeln!(
+            md,
+            "Workspace `{}` ({} skills); tasks `{}`: {} tasks, {} with at least one oracle skill \
+             in the workspace (T+); {} oracle skills missing from the workspace.\n",
+            c["workspace"].as_str().unwrap_or_default(),
+            c["workspace_skills"],
+            c["task_file"].as_str().unwrap_or_default(),
+            c["tasks"],
+            c["tasks_with_available_oracle"],
+            missing.len()
+        );
+        let _ = writeln!(md, "## Metrics\n");
+        let _ = writeln!(md, "{}", metric_table(&self.arms, &self.summaries));
+        let _ = writeln!(
+            md,
+            "## Difference from {base} (paired bootstrap, {} resamples, seed {}, {:.0}% \
+             percentile interval)\n",
+            c["resamples"],
+            c["seed"],
+            LEVEL * 100.0
+        );
+        if self.ci.is_empty() {
+            let _ = writeln!(md, "Only one arm: nothing to compare.\n");
+        } else {
+            let _ = writeln!(md, "{}", self.ci_table());
+        }
+        let _ = writeln!(md, "## Failure analysis ({base})\n");
+        let counts = self.failure_counts();
+        let _ = writeln!(
+            md,
+            "Oracle skills left out of the bundle: {} seed_miss (not in the BM25 pool), {} \
+             budget_cut (ranked but not hydrated), {} not_in_workspace.\n",
+            counts["seed_miss"], counts["budget_cut"], counts["not_in_workspace"]
+        );
+        let _ = writeln!(
+            md,
+            "| task | oracle | class | BM25 pool rank | ranked-list rank | bundle |\n\
+             |---|---|---|---:|---:|---|"
+        );
+        for t in &self.records {
+            for f in failures(t, self.baseline) {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    cell(&t.id),
+                    cell(&f.oracle),
+                    f.class.as_str(),
+                    rank(f.lexical_rank),
+                    rank(f.ranked_rank),
+                    t.arms[self.baseline].status
+                );
+            }
+        }
+        let _ = writeln!(md, "\n## Oracle skills missing from the workspace\n");
+        if missing.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for (task, dir, name) in missing {
+            let _ = writeln!(md, "- `{task}`: `{dir}` ({name})");
+        }
+        md
+    }
+
+    fn ci_table(&self) -> String {
+        let others: Vec<&String> = self.arms.iter().filter(|a| self.ci.contains_key(*a)).collect();
+        let mut t = format!("| metric | {} |\n|---|", join(&others));
+        t.push_str(&"---:|".repeat(others.len()));
+        t.push('\n');
+        for m in PER_TASK_METRICS {
+            let cells: Vec<String> = others
+                .iter()
+                .map(|a| match self.ci[*a][m] {
+                    Some(i) => format!(
+                        "{} [{}, {}]",
+                        signed(m, i.mean_diff),
+                        signed(m, i.lo),
+                        signed(m, i.hi)
+                    ),
+                    None => "n/a".into(),
+                })
+                .collect();
+            let _ = writeln!(t, "| {m} | {} |", cells.join(" | "));
+        }
+        t
+    }
+}
+
+/// The main table: one row per metric, one column per arm (also pasted into
+/// docs/evaluation.md).
+pub fn metric_table(arms: &[String], summaries: &[Vec<(&'static str, Option<f64>)>]) -> String {
+    let mut t = format!("| metric | {} |\n|---|", join(arms));
+    t.push_str(&"---:|".repeat(arms.len()));
+    t.push('\n');
+    for (row, m) in METRICS.iter().enumerate() {
+        let cells: Vec<String> = summaries.iter().map(|s| format_value(m, s[row].1)).collect();
+        let _ = writeln!(t, "| {m} | {} |", cells.join(" | "));
+    }
+    t
+}
+
+/// A metric value with the precision its unit deserves; `n/a` when undefined.
+pub fn format_value(metric: &str, v: Option<f64>) -> String {
+    match v {
+        None => "n/a".into(),
+        Some(v) if metric == "context_chars" => format!("{v:.0}"),
+        Some(v) if metric == "bundle_size" || metric.starts_with("latency") => format!("{v:.2}"),
+        Some(v) => format!("{v:.3}"),
+    }
+}
+
+/// A signed difference with [`format_value`]'s precision.
+fn signed(metric: &str, v: f64) -> String {
+    let s = format_value(metric, Some(v));
+    if s.starts_with('-') { s } else { format!("+{s}") }
+}
+
+fn join<S: AsRef<str>>(items: &[S]) -> String {
+    items.iter().map(|s| cell(s.as_ref())).collect::<Vec<_>>().join(" | ")
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn rank(r: Option<usize>) -> String {
+    r.map_or("-".into(), |r| r.to_string())
+}

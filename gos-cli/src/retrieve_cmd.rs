@@ -1,0 +1,90 @@
+//! `gos retrieve`.
+
+use crate::RetrieveArgs;
+use anyhow::{Context, Result};
+use gos_core::hydrate::Budgets;
+use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
+use serde_json::json;
+use std::io::Read;
+use std::time::Instant;
+
+pub fn run(args: RetrieveArgs) -> Result<()> {
+    let start = Instant::now();
+    let query = if args.query == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading the query from stdin")?;
+        s
+    } else {
+        args.query.clone()
+    };
+    anyhow::ensure!(!query.trim().is_empty(), "the query is empty");
+    let mode: RetrievalMode = args.mode.parse()?;
+    anyhow::ensure!(args.top_n > 0, "--top-n must be at least 1");
+    let mut opts = RetrieveOptions {
+        mode,
+        budgets: Budgets {
+            top_n: args.top_n,
+            max_chars_per_skill: args.max_chars_per_skill,
+            max_context_chars: args.max_context_chars,
+            ..Budgets::default()
+        },
+        ..RetrieveOptions::default()
+    };
+    if let Some(floor) = args.min_score {
+        opts.min_seed_score = floor;
+    }
+    let t_open = Instant::now();
+    let ws = Workspace::open(&args.workspace)
+        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
+    let retriever = Retriever::new(&ws);
+    let r = retriever.retrieve(&query, &opts)?;
+    if !args.json {
+        print!("{}", r.bundle.rendered_context);
+        return Ok(());
+    }
+    let skills: Vec<_> = r
+        .bundle
+        .skills
+        .iter()
+        .map(|s| {
+            json!({
+                "id": s.id,
+                "name": s.name,
+                "source": s.source,
+                "score": s.score,
+                "reason": s.reason,
+                "chars": s.chars,
+                "clipped": s.clipped,
+            })
+        })
+        .collect();
+    let out = json!({
+        "status": r.bundle.status.as_str(),
+        "query": query,
+        "mode": mode.as_str(),
+        "skills": skills,
+        "rendered_context": r.bundle.rendered_context,
+        "context_chars": r.bundle.rendered_context.chars().count(),
+        "seeds": r.seeds.iter().map(|s| json!({
+            "id": ws.manifest.nodes[s.node].id,
+            "rank": s.rank,
+            "bm25": s.score,
+            "weight": s.weight,
+        })).collect::<Vec<_>>(),
+        "top_seed_score": r.top_seed_score,
+        "timings_ms": {
+            "open": open_ms,
+            "seed": r.timings.seed,
+            "diffuse": r.timings.diffuse,
+            "rerank": r.timings.rerank,
+            "hydrate": r.timings.hydrate,
+            "retrieve": r.timings.total,
+            "total": start.elapsed().as_secs_f64() * 1e3,
+        },
+    });
+    println!("{out}");
+    Ok(())
+}

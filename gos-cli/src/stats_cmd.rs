@@ -1,0 +1,67 @@
+//! `gos stats`.
+
+use crate::StatsArgs;
+use anyhow::{Context, Result};
+use gos_core::{EdgeType, Workspace};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+pub fn run(args: StatsArgs) -> Result<()> {
+    let ws = Workspace::open(&args.workspace)
+        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let g = &ws.graph;
+    let mut by_type: BTreeMap<&str, usize> = EdgeType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
+    let mut by_prov: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in g.edges() {
+        *by_type.entry(e.edge_type.as_str()).or_insert(0) += 1;
+        *by_prov.entry(e.provenance.as_str()).or_insert(0) += 1;
+    }
+    let degrees: Vec<usize> = (0..g.node_count()).map(|i| g.degree(i)).collect();
+    let max = degrees.iter().copied().max().unwrap_or(0);
+    let mean = if degrees.is_empty() {
+        0.0
+    } else {
+        degrees.iter().sum::<usize>() as f64 / degrees.len() as f64
+    };
+    let mut hist: BTreeMap<String, usize> = BTreeMap::new();
+    for d in &degrees {
+        let bucket = match d {
+            0 => "0",
+            1 => "1",
+            2..=3 => "2-3",
+            4..=7 => "4-7",
+            _ => "8+",
+        };
+        *hist.entry(bucket.to_string()).or_insert(0) += 1;
+    }
+    let stats = json!({
+        "workspace": args.workspace.display().to_string(),
+        "library_root": ws.info.library_root,
+        "nodes": g.node_count(),
+        "edges": g.edge_count(),
+        "edges_by_type": by_type,
+        "edges_by_provenance": by_prov,
+        "isolated": g.isolated_count(),
+        "degree": { "mean": mean, "max": max, "histogram": hist },
+    });
+    if args.json {
+        println!("{stats}");
+        return Ok(());
+    }
+    println!("workspace   {}", args.workspace.display());
+    println!("library     {}", ws.info.library_root);
+    println!("nodes       {}", g.node_count());
+    println!("edges       {}", g.edge_count());
+    for (t, c) in &by_type {
+        println!("  {t:<12}{c}");
+    }
+    for (p, c) in &by_prov {
+        println!("  via {p:<8}{c}");
+    }
+    println!("isolated    {}", g.isolated_count());
+    println!("degree      mean {mean:.2}, max {max}");
+    for (b, c) in &hist {
+        println!("  deg {b:<6}{c}");
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! Typed errors of the retrieval core.
+
+use std::path::PathBuf;
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while reading or querying a workspace.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file of the workspace could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File or directory concerned.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// A JSON document of the workspace is malformed.
+    #[error("{path}: invalid JSON: {source}")]
+    Json {
+        /// File concerned.
+        path: PathBuf,
+        /// Underlying error.
+        source: serde_json::Error,
+    },
+    /// The directory is not a gos workspace.
+    #[error("{path}: not a gos workspace (no workspace.json); build one with `gos build LIBRARY -w {path}`")]
+    NotAWorkspace {
+        /// Directory given.
+        path: PathBuf,
+    },
+    /// The workspace was written by a different format version.
+    #[error(
+        "{path}: workspace format version {found} is not supported (this gos reads version {expected}); rebuild it with `gos build LIBRARY -w {path}`"
+    )]
+    FormatVersion {
+        /// Workspace directory.
+        path: PathBuf,
+        /// Version found on disk.
+        found: u32,
+        /// Version this build of gos reads.
+        expected: u32,
+    },
+    /// The workspace's files disagree with each other (e.g. the graph names an unknown node).
+    #[error("{path}: inconsistent workspace: {reason}; rebuild it")]
+    Inconsistent {
+        /// Workspace file concerned.
+        path: PathBuf,
+        /// What disagrees.
+        reason: String,
+    },
+    /// The BM25 index failed.
+    #[error("lexical index at {path}: {source}")]
+    Index {
+        /// Index directory.
+        path: PathBuf,
+        /// Underlying tantivy error.
+        source: tantivy::TantivyError,
+    },
+    /// An option has a value outside its documented range.
+    #[error("invalid option {name}: {reason}")]
+    InvalidOption {
+        /// Option name.
+        name: &'static str,
+        /// Why the value is rejected.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Wrap an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

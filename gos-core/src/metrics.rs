@@ -1,0 +1,451 @@
+//! Retrieval evaluation metrics: pure functions over node indices.
+//!
+//! Notation (reference notes §4.1, from [P] App. E): for a task `t`, `O_t` is its oracle skill
+//! set, `A_t = O_t ∩ V` the oracle skills available in the library `V`, `B_t` the returned
+//! bundle (the skills actually hydrated after budget fitting) and `T₊ = {t : |A_t| > 0}`. The
+//! ranked-list metrics (§4.2, [SR]) read the candidate list *before* hydration.
+//!
+//! Every argument that names a set is a slice of node indices and is read as a set: repeated
+//! entries count once. A per-task function returns `None` when the task is outside the metric's
+//! task population (for the `T₊` metrics: `A_t` is empty), so that [`mean`] averages over the
+//! right denominator. Per-task values of one task are gathered in [`TaskScores`], and
+//! [`summarize`] turns the per-task values of one arm into the [`METRICS`] of a report.
+
+use serde::Serialize;
+
+/// Distinct elements of `a` that also occur in `b`.
+fn overlap(a: &[usize], b: &[usize]) -> usize {
+    distinct(a).into_iter().filter(|x| b.contains(x)).count()
+}
+
+fn distinct(a: &[usize]) -> Vec<usize> {
+    let mut v = a.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Available-oracle recall of one task: `|B_t ∩ A_t| / |A_t|` ([P] App. E, `R_avail`).
+/// `None` when `A_t` is empty (the task is outside `T₊`).
+pub fn available_recall(bundle: &[usize], available: &[usize]) -> Option<f64> {
+    let a = distinct(available).len();
+    (a > 0).then(|| overlap(available, bundle) as f64 / a as f64)
+}
+
+/// Full-oracle recall of one task: `|B_t ∩ O_t| / |O_t|`, where `oracle_total = |O_t|` counts
+/// the oracle skills missing from the library too, so they count as misses ([P] App. E,
+/// `R_full`). The bundle holds library skills only, hence `B_t ∩ O_t = B_t ∩ A_t`. `None` when
+/// the task has no oracle skill at all.
+pub fn full_recall(bundle: &[usize], available: &[usize], oracle_total: usize) -> Option<f64> {
+    (oracle_total > 0).then(|| overlap(available, bundle) as f64 / oracle_total as f64)
+}
+
+/// Exact completeness of one task: 1 when `A_t ⊆ B_t`, else 0 ([P] App. E, `C`). `None`
+/// outside `T₊`.
+pub fn completeness(bundle: &[usize], available: &[usize]) -> Option<f64> {
+    let a = distinct(available).len();
+    (a > 0).then(|| f64::from(u8::from(overlap(available, bundle) == a)))
+}
+
+/// Bundle precision of one task: `|B_t ∩ A_t| / |B_t|` ([P] App. E), 0 for an empty bundle.
+/// `None` outside `T₊` (the paper macro-averages over `T₊`).
+pub fn bundle_precision(bundle: &[usize], available: &[usize]) -> Option<f64> {
+    if distinct(available).is_empty() {
+        return None;
+    }
+    let b = distinct(bundle).len();
+    Some(if b == 0 {
+        0.0
+    } else {
+        overlap(bundle, available) as f64 / b as f64
+    })
+}
+
+/// Numerator and denominator of dependency-pair co-recovery for one task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct PairCount {
+    /// Dependency pairs inside `A_t` with both ends in `B_t`.
+    pub recovered: usize,
+    /// Dependency pairs inside `A_t`.
+    pub total: usize,
+}
+
+/// Dependency pairs of one task: among the ordered pairs `(u, v)` joined by at least one
+/// dependency edge `u -> v` of the evaluated graph with `u, v ∈ A_t`, how many have both `u`
+/// and `v` in `B_t` ([P] App. E, `D`). Each ordered pair counts once however many edges
+/// (e.g. an I/O edge and a mention edge) join it; self loops are ignored.
+pub fn dependency_pairs(
+    dependency_edges: &[(usize, usize)],
+    available: &[usize],
+    bundle: &[usize],
+) -> PairCount {
+    let mut pairs: Vec<(usize, usize)> = dependency_edges
+        .iter()
+        .copied()
+        .filter(|&(u, v)| u != v && available.contains(&u) && available.contains(&v))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    PairCount {
+        recovered: pairs
+            .iter()
+            .filter(|(u, v)| bundle.contains(u) && bundle.contains(v))
+            .count(),
+        total: pairs.len(),
+    }
+}
+
+/// Pooled (micro) co-recovery: `Σ_t recovered_t / Σ_t total_t` (reference notes §4.1 [I]; the
+/// paper does not say micro or macro). `None` when no task has a dependency pair inside its
+/// available oracle set.
+pub fn pooled_ratio(counts: &[PairCount]) -> Option<f64> {
+    let total: usize = counts.iter().map(|c| c.total).sum();
+    let recovered: usize = counts.iter().map(|c| c.recovered).sum();
+    (total > 0).then(|| recovered as f64 / total as f64)
+}
+
+/// 1-based rank of the best-ranked available oracle skill in `ranked`, if any.
+pub fn first_relevant_rank(ranked: &[usize], available: &[usize]) -> Option<usize> {
+    ranked
+        .iter()
+        .position(|n| available.contains(n))
+        .map(|p| p + 1)
+}
+
+/// Hit@k: 1 when an available oracle skill is among the first `k` of `ranked`, else 0
+/// ([SR] Hit@1, [SF] Hit@k). `None` outside `T₊`.
+pub fn hit_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
+    if available.is_empty() {
+        return None;
+    }
+    let hit = first_relevant_rank(ranked, available).is_some_and(|r| r <= k);
+    Some(f64::from(u8::from(hit)))
+}
+
+/// MRR@k: `1 / r` for the rank `r` of the best-ranked available oracle skill when `r ≤ k`,
+/// else 0 ([SR] MRR@10). `None` outside `T₊`.
+pub fn mrr_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
+    if available.is_empty() {
+        return None;
+    }
+    Some(match first_relevant_rank(ranked, available) {
+        Some(r) if r <= k => 1.0 / r as f64,
+        _ => 0.0,
+    })
+}
+
+/// Recall@k: `|A_t ∩ top-k| / |A_t|` over the ranked list ([SR] Recall@K). `None` outside
+/// `T₊`.
+pub fn recall_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
+    let top = &ranked[..k.min(ranked.len())];
+    available_recall(top, available)
+}
+
+/// Full coverage FC@k: 1 when `A_t ⊆ top-k`, else 0 ([SR] FC@10). `None` outside `T₊`.
+pub fn full_coverage_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
+    let top = &ranked[..k.min(ranked.len())];
+    completeness(top, available)
+}
+
+/// Mean of the defined values (`None`s are outside the metric's task population); `None` when
+/// no value is defined.
+pub fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let (sum, n) = values
+        .into_iter()
+        .flatten()
+        .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// The `p`-th percentile (`p` in [0, 100]) by linear interpolation between the two nearest
+/// order statistics, position `p/100 · (n − 1)` in the sorted values (Hyndman–Fan type 7, the
+/// numpy default). `None` for no values.
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = (p.clamp(0.0, 100.0) / 100.0) * (v.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    Some(v[lo] + (v[hi] - v[lo]) * (pos - lo as f64))
+}
+
+/// Everything the metrics read about one retrieval of one task.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskInput<'a> {
+    /// `A_t`: available oracle nodes.
+    pub available: &'a [usize],
+    /// `|O_t|`: oracle skills including those missing from the library.
+    pub oracle_total: usize,
+    /// `B_t`: hydrated nodes.
+    pub bundle: &'a [usize],
+    /// The ranked candidate list before hydration, best first.
+    pub ranked: &'a [usize],
+    /// Dependency edges `(producer, consumer)` of the evaluated graph.
+    pub dependency_edges: &'a [(usize, usize)],
+    /// Characters of the rendered context.
+    pub context_chars: usize,
+    /// Retrieval wall-clock time in milliseconds.
+    pub latency_ms: f64,
+}
+
+/// Per-task values of one arm. `None` marks a task outside the metric's population.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskScores {
+    /// [`available_recall`].
+    pub recall_available: Option<f64>,
+    /// [`full_recall`].
+    pub recall_full: Option<f64>,
+    /// [`completeness`].
+    pub completeness: Option<f64>,
+    /// [`bundle_precision`].
+    pub precision: Option<f64>,
+    /// [`dependency_pairs`].
+    pub dependency_pairs: PairCount,
+    /// [`hit_at_k`] with k = 1.
+    pub hit_at_1: Option<f64>,
+    /// [`mrr_at_k`] with k = 10.
+    pub mrr_at_10: Option<f64>,
+    /// [`recall_at_k`] with k = 10.
+    pub recall_at_10: Option<f64>,
+    /// [`recall_at_k`] with k = 20.
+    pub recall_at_20: Option<f64>,
+    /// [`recall_at_k`] with k = 50.
+    pub recall_at_50: Option<f64>,
+    /// [`full_coverage_at_k`] with k = 10.
+    pub fc_at_10: Option<f64>,
+    /// Skills in the bundle.
+    pub bundle_size: f64,
+    /// Characters of the rendered context.
+    pub context_chars: f64,
+    /// Retrieval time in milliseconds.
+    pub latency_ms: f64,
+}
+
+impl TaskScores {
+    /// Compute every per-task metric of one retrieval.
+    pub fn compute(t: &TaskInput<'_>) -> Self {
+        TaskScores {
+            recall_available: available_recall(t.bundle, t.available),
+            recall_full: full_recall(t.bundle, t.available, t.oracle_total),
+            completeness: completeness(t.bundle, t.available),
+            precision: bundle_precision(t.bundle, t.available),
+            dependency_pairs: dependency_pairs(t.dependency_edges, t.available, t.bundle),
+            hit_at_1: hit_at_k(t.ranked, t.available, 1),
+            mrr_at_10: mrr_at_k(t.ranked, t.available, 10),
+            recall_at_10: recall_at_k(t.ranked, t.available, 10),
+            recall_at_20: recall_at_k(t.ranked, t.available, 20),
+            recall_at_50: recall_at_k(t.ranked, t.available, 50),
+            fc_at_10: full_coverage_at_k(t.ranked, t.available, 10),
+            bundle_size: distinct(t.bundle).len() as f64,
+            context_chars: t.context_chars as f64,
+            latency_ms: t.latency_ms,
+        }
+    }
+
+    /// The per-task value of a metric of [`PER_TASK_METRICS`]; `None` outside its population
+    /// or for a name that has no per-task value (pooled co-recovery, latency percentiles).
+    pub fn get(&self, metric: &str) -> Option<f64> {
+        match metric {
+            "recall_available" => self.recall_available,
+            "recall_full" => self.recall_full,
+            "completeness" => self.completeness,
+            "precision" => self.precision,
+            "hit_at_1" => self.hit_at_1,
+            "mrr_at_10" => self.mrr_at_10,
+            "recall_at_10" => self.recall_at_10,
+            "recall_at_20" => self.recall_at_20,
+            "recall_at_50" => self.recall_at_50,
+            "fc_at_10" => self.fc_at_10,
+            "bundle_size" => Some(self.bundle_size),
+            "context_chars" => Some(self.context_chars),
+            _ => None,
+        }
+    }
+}
+
+/// The metrics of an evaluation report, in report order.
+pub const METRICS: [&str; 15] = [
+    "recall_available",
+    "recall_full",
+    "completeness",
+    "precision",
+    "co_recovery",
+    "hit_at_1",
+    "mrr_at_10",
+    "recall_at_10",
+    "recall_at_20",
+    "recall_at_50",
+    "fc_at_10",
+    "bundle_size",
+    "context_chars",
+    "latency_p50_ms",
+    "latency_p95_ms",
+];
+
+/// The metrics that are means of per-task values ([`TaskScores::get`]), hence the ones a paired
+/// task-level bootstrap applies to. Pooled co-recovery and the latency percentiles are not.
+pub const PER_TASK_METRICS: [&str; 12] = [
+    "recall_available",
+    "recall_full",
+    "completeness",
+    "precision",
+    "hit_at_1",
+    "mrr_at_10",
+    "recall_at_10",
+    "recall_at_20",
+    "recall_at_50",
+    "fc_at_10",
+    "bundle_size",
+    "context_chars",
+];
+
+/// The [`METRICS`] of one arm from its per-task values, as `(name, value)` in report order.
+/// Means run over each metric's population (`T₊` or all tasks), co-recovery is pooled, the
+/// latencies are percentiles over all tasks; `None` where the population is empty.
+pub fn summarize(tasks: &[TaskScores]) -> Vec<(&'static str, Option<f64>)> {
+    let latencies: Vec<f64> = tasks.iter().map(|t| t.latency_ms).collect();
+    let pairs: Vec<PairCount> = tasks.iter().map(|t| t.dependency_pairs).collect();
+    METRICS
+        .iter()
+        .map(|&name| {
+            let value = match name {
+                "co_recovery" => pooled_ratio(&pairs),
+                "latency_p50_ms" => percentile(&latencies, 50.0),
+                "latency_p95_ms" => percentile(&latencies, 95.0),
+                _ => mean(tasks.iter().map(|t| t.get(name))),
+            };
+            (name, value)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EDGES: [(usize, usize); 5] = [(1, 2), (2, 3), (4, 5), (2, 3), (7, 1)];
+
+    /// Four hand-labelled tasks:
+    /// - t1: O = A = {1, 2, 3}; B = [1, 2, 7]; ranked [1, 7, 2, 9, 3]
+    /// - t2: O = {4, 5}, A = {4} (5 missing); B = [4]; ranked [6, 4]
+    /// - t3: O = {8}, A = {} (missing); B = [1]; ranked [1]
+    /// - t4: O = A = {2, 3}; B = [] (no hit); ranked []
+    fn tiny() -> Vec<TaskScores> {
+        let cases: [(&[usize], usize, &[usize], &[usize]); 4] = [
+            (&[1, 2, 3], 3, &[1, 2, 7], &[1, 7, 2, 9, 3]),
+            (&[4], 2, &[4], &[6, 4]),
+            (&[], 1, &[1], &[1]),
+            (&[2, 3], 2, &[], &[]),
+        ];
+        cases
+            .iter()
+            .enumerate()
+            .map(|(i, &(available, oracle_total, bundle, ranked))| {
+                TaskScores::compute(&TaskInput {
+                    available,
+                    oracle_total,
+                    bundle,
+                    ranked,
+                    dependency_edges: &EDGES,
+                    context_chars: 100 * (i + 1),
+                    latency_ms: (i + 1) as f64,
+                })
+            })
+            .collect()
+    }
+
+    fn value(name: &str) -> Option<f64> {
+        summarize(&tiny())
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| v)
+    }
+
+    fn close(name: &str, expected: f64) {
+        let v = value(name).unwrap_or_else(|| panic!("{name} undefined"));
+        assert!((v - expected).abs() < 1e-12, "{name}: {v} != {expected}");
+    }
+
+    #[test]
+    fn available_recall_averages_over_t_plus() {
+        // (2/3 + 1 + 0) / 3; t3 has no available oracle.
+        close("recall_available", 5.0 / 9.0);
+        assert_eq!(tiny()[2].recall_available, None);
+    }
+
+    #[test]
+    fn full_recall_counts_missing_oracles_as_misses() {
+        // (2/3 + 1/2 + 0/1 + 0/2) / 4
+        close("recall_full", 7.0 / 24.0);
+    }
+
+    #[test]
+    fn completeness_is_the_share_of_fully_covered_tasks() {
+        close("completeness", 1.0 / 3.0); // only t2
+    }
+
+    #[test]
+    fn precision_of_an_empty_bundle_is_zero() {
+        // (2/3 + 1/1 + 0) / 3
+        close("precision", 5.0 / 9.0);
+        assert_eq!(tiny()[3].precision, Some(0.0));
+    }
+
+    #[test]
+    fn co_recovery_is_pooled_over_tasks() {
+        // t1: pairs (1,2),(2,3) inside A, (1,2) recovered; t2: (4,5) leaves A; t4: (2,3)
+        // inside A, not recovered. (1 + 0) / (2 + 1). The duplicate (2,3) counts once.
+        let t = tiny();
+        assert_eq!(t[0].dependency_pairs, PairCount { recovered: 1, total: 2 });
+        assert_eq!(t[1].dependency_pairs, PairCount::default());
+        close("co_recovery", 1.0 / 3.0);
+        assert_eq!(pooled_ratio(&[PairCount::default()]), None);
+    }
+
+    #[test]
+    fn ranked_list_metrics() {
+        close("hit_at_1", 1.0 / 3.0); // t1 only
+        close("mrr_at_10", (1.0 + 0.5 + 0.0) / 3.0);
+        close("recall_at_10", 2.0 / 3.0);
+        close("recall_at_20", 2.0 / 3.0);
+        close("recall_at_50", 2.0 / 3.0);
+        close("fc_at_10", 2.0 / 3.0);
+        // Smaller cut-offs on t1 (ranked [1, 7, 2, 9, 3], A = {1, 2, 3}).
+        let (r, a) = ([1, 7, 2, 9, 3], [1, 2, 3]);
+        assert_eq!(recall_at_k(&r, &a, 2), Some(1.0 / 3.0));
+        assert_eq!(recall_at_k(&r, &a, 3), Some(2.0 / 3.0));
+        assert_eq!(full_coverage_at_k(&r, &a, 4), Some(0.0));
+        assert_eq!(full_coverage_at_k(&r, &a, 5), Some(1.0));
+        assert_eq!(mrr_at_k(&[6, 4], &[4], 1), Some(0.0));
+        assert_eq!(hit_at_k(&[6, 4], &[4], 2), Some(1.0));
+        assert_eq!(hit_at_k(&[6, 4], &[], 2), None);
+    }
+
+    #[test]
+    fn size_chars_and_latency() {
+        close("bundle_size", (3.0 + 1.0 + 1.0 + 0.0) / 4.0);
+        close("context_chars", (100.0 + 200.0 + 300.0 + 400.0) / 4.0);
+        // Latencies 1, 2, 3, 4 ms: type-7 percentiles.
+        close("latency_p50_ms", 2.5);
+        close("latency_p95_ms", 3.85);
+    }
+
+    #[test]
+    fn duplicates_count_once() {
+        assert_eq!(available_recall(&[1, 1], &[1, 2, 2]), Some(0.5));
+        assert_eq!(bundle_precision(&[1, 1, 3], &[1]), Some(0.5));
+        assert_eq!(completeness(&[2, 1], &[1, 1, 2]), Some(1.0));
+    }
+
+    #[test]
+    fn empty_populations_are_undefined() {
+        assert_eq!(mean([None, None]), None);
+        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&[7.0], 95.0), Some(7.0));
+        assert_eq!(full_recall(&[1], &[], 0), None);
+        let names: Vec<&str> = summarize(&[]).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, METRICS);
+    }
+}
