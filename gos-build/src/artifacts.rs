@@ -23,31 +23,100 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("pdf", &["pdf", "pdfs"]),
     ("csv", &["csv", "csvs"]),
     ("tsv", &["tsv"]),
-    ("spreadsheet", &["xlsx", "xls", "xlsm", "excel", "spreadsheet", "spreadsheets", "workbook", "workbooks"]),
-    ("word-document", &["docx", "word document", "word documents"]),
-    ("slides", &["pptx", "powerpoint", "slide deck", "slides", "presentation", "presentations"]),
+    (
+        "spreadsheet",
+        &[
+            "xlsx",
+            "xls",
+            "xlsm",
+            "excel",
+            "spreadsheet",
+            "spreadsheets",
+            "workbook",
+            "workbooks",
+        ],
+    ),
+    (
+        "word-document",
+        &["docx", "word document", "word documents"],
+    ),
+    (
+        "slides",
+        &[
+            "pptx",
+            "powerpoint",
+            "slide deck",
+            "slides",
+            "presentation",
+            "presentations",
+        ],
+    ),
     ("json", &["json", "jsonl", "ndjson"]),
     ("yaml", &["yaml", "yml"]),
     ("xml", &["xml"]),
     ("html", &["html", "webpage", "web page"]),
     ("markdown", &["markdown"]),
     ("plain-text", &["txt", "plain text"]),
-    ("container-image", &["docker image", "container image", "docker images", "container images", "oci image"]),
-    ("image", &["png", "jpg", "jpeg", "tiff", "tif", "webp", "bmp", "image", "images", "screenshot", "screenshots", "photo", "photos"]),
+    (
+        "container-image",
+        &[
+            "docker image",
+            "container image",
+            "docker images",
+            "container images",
+            "oci image",
+        ],
+    ),
+    (
+        "image",
+        &[
+            "png",
+            "jpg",
+            "jpeg",
+            "tiff",
+            "tif",
+            "webp",
+            "bmp",
+            "image",
+            "images",
+            "screenshot",
+            "screenshots",
+            "photo",
+            "photos",
+        ],
+    ),
     ("svg", &["svg"]),
     ("gif", &["gif", "gifs"]),
-    ("video", &["mp4", "mov", "avi", "mkv", "webm", "video", "videos"]),
-    ("audio", &["wav", "mp3", "flac", "ogg", "m4a", "aac", "audio"]),
-    ("subtitles", &["srt", "vtt", "subtitle", "subtitles", "captions"]),
-    ("transcript", &["transcript", "transcripts", "transcription"]),
+    (
+        "video",
+        &["mp4", "mov", "avi", "mkv", "webm", "video", "videos"],
+    ),
+    (
+        "audio",
+        &["wav", "mp3", "flac", "ogg", "m4a", "aac", "audio"],
+    ),
+    (
+        "subtitles",
+        &["srt", "vtt", "subtitle", "subtitles", "captions"],
+    ),
+    (
+        "transcript",
+        &["transcript", "transcripts", "transcription"],
+    ),
     ("geojson", &["geojson"]),
     ("shapefile", &["shapefile", "shapefiles", "shp"]),
     ("raster", &["geotiff", "dem", "raster"]),
     ("gpx", &["gpx"]),
-    ("3d-mesh", &["stl", "obj", "ply", "gltf", "glb", "mesh", "meshes"]),
+    (
+        "3d-mesh",
+        &["stl", "obj", "ply", "gltf", "glb", "mesh", "meshes"],
+    ),
     ("fasta", &["fasta", "fa"]),
     ("fastq", &["fastq"]),
-    ("sequence-alignment", &["bam", "sam", "msa", "multiple sequence alignment"]),
+    (
+        "sequence-alignment",
+        &["bam", "sam", "msa", "multiple sequence alignment"],
+    ),
     ("vcf", &["vcf"]),
     ("newick", &["newick", "phylogenetic tree"]),
     ("pdb", &["pdb", "mmcif"]),
@@ -57,10 +126,23 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("parquet", &["parquet"]),
     ("notebook", &["ipynb", "jupyter notebook"]),
     ("latex", &["latex", "tex", "bibtex", "bib"]),
-    ("time-series", &["time series", "timeseries", "light curve", "light curves"]),
+    (
+        "time-series",
+        &["time series", "timeseries", "light curve", "light curves"],
+    ),
     ("dataframe", &["dataframe", "dataframes"]),
     ("fits", &["fits"]),
-    ("seismic-waveform", &["mseed", "miniseed", "seismogram", "seismograms", "waveform", "waveforms"]),
+    (
+        "seismic-waveform",
+        &[
+            "mseed",
+            "miniseed",
+            "seismogram",
+            "seismograms",
+            "waveform",
+            "waveforms",
+        ],
+    ),
     ("netcdf", &["netcdf", "nc"]),
     ("hdf5", &["hdf5", "h5"]),
     ("pddl", &["pddl"]),
@@ -76,19 +158,82 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
 
 /// Verbs that mark what follows as an input.
 const INPUT_VERBS: &[&str] = &[
-    "read", "reads", "reading", "parse", "parses", "parsing", "load", "loads", "loading",
-    "import", "imports", "ingest", "ingests", "open", "opens", "extract", "extracts",
-    "accept", "accepts", "consume", "consumes", "take", "takes", "analyze", "analyzes",
-    "analyse", "analyses", "process", "processes", "inspect", "inspects", "from", "given", "convert", "converts", "converting", "transform",
+    "read",
+    "reads",
+    "reading",
+    "parse",
+    "parses",
+    "parsing",
+    "load",
+    "loads",
+    "loading",
+    "import",
+    "imports",
+    "ingest",
+    "ingests",
+    "open",
+    "opens",
+    "extract",
+    "extracts",
+    "accept",
+    "accepts",
+    "consume",
+    "consumes",
+    "take",
+    "takes",
+    "analyze",
+    "analyzes",
+    "analyse",
+    "analyses",
+    "process",
+    "processes",
+    "inspect",
+    "inspects",
+    "from",
+    "given",
+    "convert",
+    "converts",
+    "converting",
+    "transform",
     "transforms",
 ];
 
 /// Verbs that mark what follows as an output.
 const OUTPUT_VERBS: &[&str] = &[
-    "write", "writes", "writing", "export", "exports", "generate", "generates", "generating",
-    "produce", "produces", "save", "saves", "saving", "create", "creates", "creating",
-    "render", "renders", "output", "outputs", "emit", "emits", "build", "builds", "to",
-    "into", "return", "returns", "make", "makes", "draw", "draws", "plot", "plots",
+    "write",
+    "writes",
+    "writing",
+    "export",
+    "exports",
+    "generate",
+    "generates",
+    "generating",
+    "produce",
+    "produces",
+    "save",
+    "saves",
+    "saving",
+    "create",
+    "creates",
+    "creating",
+    "render",
+    "renders",
+    "output",
+    "outputs",
+    "emit",
+    "emits",
+    "build",
+    "builds",
+    "to",
+    "into",
+    "return",
+    "returns",
+    "make",
+    "makes",
+    "draw",
+    "draws",
+    "plot",
+    "plots",
 ];
 
 /// Lower-case words of `text` (runs of ASCII alphanumerics), with the extensions of
@@ -133,7 +278,10 @@ fn mentions(words: &[String]) -> Vec<(usize, &'static str)> {
 /// Known types named anywhere in `text`, sorted and deduplicated.
 pub fn known_types(text: &str) -> Vec<String> {
     let w = words(text);
-    let set: BTreeSet<String> = mentions(&w).into_iter().map(|(_, t)| t.to_string()).collect();
+    let set: BTreeSet<String> = mentions(&w)
+        .into_iter()
+        .map(|(_, t)| t.to_string())
+        .collect();
     set.into_iter().collect()
 }
 
@@ -198,9 +346,11 @@ pub fn is_input_heading(title: &str) -> bool {
 /// `Writes`, `Results`).
 pub fn is_output_heading(title: &str) -> bool {
     let t = title.trim().to_ascii_lowercase();
-    ["output", "outputs", "returns", "produces", "writes", "result", "results"]
-        .iter()
-        .any(|h| t == *h || t.starts_with(&format!("{h} ")) || t.starts_with(&format!("{h}:")))
+    [
+        "output", "outputs", "returns", "produces", "writes", "result", "results",
+    ]
+    .iter()
+    .any(|h| t == *h || t.starts_with(&format!("{h} ")) || t.starts_with(&format!("{h}:")))
 }
 
 #[cfg(test)]
@@ -209,15 +359,25 @@ mod tests {
 
     #[test]
     fn known_types_match_words_extensions_and_phrases() {
-        assert_eq!(known_types("Reads /root/scan.stl and a time series"), vec!["3d-mesh", "time-series"]);
-        assert_eq!(known_types("an Excel workbook (.xlsx)"), vec!["spreadsheet"]);
+        assert_eq!(
+            known_types("Reads /root/scan.stl and a time series"),
+            vec!["3d-mesh", "time-series"]
+        );
+        assert_eq!(
+            known_types("an Excel workbook (.xlsx)"),
+            vec!["spreadsheet"]
+        );
         assert!(known_types("classification of stuff").is_empty());
-        assert_eq!(known_types("push the Docker image"), vec!["container-image"]);
+        assert_eq!(
+            known_types("push the Docker image"),
+            vec!["container-image"]
+        );
     }
 
     #[test]
     fn prose_verbs_decide_direction() {
-        let (i, o) = prose_types("Parses a binary STL file. Writes the result to an XLSX workbook.");
+        let (i, o) =
+            prose_types("Parses a binary STL file. Writes the result to an XLSX workbook.");
         assert_eq!(i, vec!["3d-mesh"]);
         assert_eq!(o, vec!["spreadsheet"]);
         let (i, o) = prose_types("Convert PDF documents to Markdown.");
@@ -227,8 +387,14 @@ mod tests {
 
     #[test]
     fn explicit_items_fall_back_to_free_form() {
-        assert_eq!(explicit_item_types("phase picks (P and S)"), vec!["phase-picks-p-and"]);
-        assert_eq!(explicit_item_types("GeoJSON FeatureCollection"), vec!["geojson"]);
+        assert_eq!(
+            explicit_item_types("phase picks (P and S)"),
+            vec!["phase-picks-p-and"]
+        );
+        assert_eq!(
+            explicit_item_types("GeoJSON FeatureCollection"),
+            vec!["geojson"]
+        );
         assert!(is_input_heading("Inputs"));
         assert!(is_output_heading("Output files"));
         assert!(!is_input_heading("Requirements"));

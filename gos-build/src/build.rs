@@ -5,10 +5,10 @@ use crate::normalize::{Normalized, lexical_doc, normalize};
 use crate::package::{ParseError, discover, parse_package};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, Skipped};
+use gos_core::SkillGraph;
 use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
 use gos_core::workspace::{FORMAT_VERSION, WorkspaceInfo, commit_dir, staging_dir};
-use gos_core::SkillGraph;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -191,7 +191,10 @@ pub fn build_workspace(
 
     report.nodes = nodes.len();
     for e in graph.edges() {
-        *report.edges.entry(e.edge_type.as_str().to_string()).or_insert(0) += 1;
+        *report
+            .edges
+            .entry(e.edge_type.as_str().to_string())
+            .or_insert(0) += 1;
         *report
             .edges_by_provenance
             .entry(e.provenance.as_str().to_string())
@@ -199,7 +202,11 @@ pub fn build_workspace(
     }
     report.isolated = graph.isolated_count();
     let degrees: Vec<usize> = (0..graph.node_count()).map(|i| graph.degree(i)).collect();
-    if let Some((imax, &max)) = degrees.iter().enumerate().max_by_key(|(i, d)| (**d, std::cmp::Reverse(*i))) {
+    if let Some((imax, &max)) = degrees
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, d)| (**d, std::cmp::Reverse(*i)))
+    {
         report.degree = DegreeStats {
             mean: degrees.iter().sum::<usize>() as f64 / degrees.len() as f64,
             max,

@@ -165,8 +165,14 @@ pub fn normalize(pkg: &SkillPackage) -> Normalized {
     // Artifact types: explicit frontmatter, then I/O sections, then prose.
     let explicit_in: Vec<String> = fm_list(pkg, &["inputs", "input"]);
     let explicit_out: Vec<String> = fm_list(pkg, &["outputs", "output"]);
-    let mut inputs: Vec<String> = explicit_in.iter().flat_map(|i| explicit_item_types(i)).collect();
-    let mut outputs: Vec<String> = explicit_out.iter().flat_map(|i| explicit_item_types(i)).collect();
+    let mut inputs: Vec<String> = explicit_in
+        .iter()
+        .flat_map(|i| explicit_item_types(i))
+        .collect();
+    let mut outputs: Vec<String> = explicit_out
+        .iter()
+        .flat_map(|i| explicit_item_types(i))
+        .collect();
     if inputs.is_empty() {
         inputs = pkg
             .sections
@@ -199,11 +205,26 @@ pub fn normalize(pkg: &SkillPackage) -> Normalized {
 
     let domain_tags = dedup(fm_list(
         pkg,
-        &["tags", "tag", "category", "categories", "domain", "domains", "keywords"],
+        &[
+            "tags",
+            "tag",
+            "category",
+            "categories",
+            "domain",
+            "domains",
+            "keywords",
+        ],
     ));
     let mut tooling = fm_list(
         pkg,
-        &["tools", "tooling", "libraries", "dependencies", "allowed-tools", "allowed_tools"],
+        &[
+            "tools",
+            "tooling",
+            "libraries",
+            "dependencies",
+            "allowed-tools",
+            "allowed_tools",
+        ],
     );
     tooling.extend(pkg.code_blocks.iter().filter_map(|c| c.lang.clone()));
     let tooling = dedup(tooling);
@@ -290,7 +311,10 @@ mod tests {
 
     #[test]
     fn first_sentence_stops_at_terminal_punctuation() {
-        assert_eq!(first_sentence("Parses v1.2 files. Then more."), "Parses v1.2 files.");
+        assert_eq!(
+            first_sentence("Parses v1.2 files. Then more."),
+            "Parses v1.2 files."
+        );
         assert_eq!(first_sentence("no stop"), "no stop");
     }
 }

@@ -67,7 +67,11 @@ const COMMON_WORDS: &[&str] = &[
 ];
 
 /// I/O dependency edges over `nodes` (see the module docs).
-pub fn io_edges(nodes: &[SkillNode], opts: &RelateOptions, stats: &mut RelateStats) -> Vec<SkillEdge> {
+pub fn io_edges(
+    nodes: &[SkillNode],
+    opts: &RelateOptions,
+    stats: &mut RelateStats,
+) -> Vec<SkillEdge> {
     let n = nodes.len();
     stats.all_pairs = (n as u64) * (n as u64).saturating_sub(1);
     let mut df: HashMap<&str, usize> = HashMap::new();
@@ -154,8 +158,14 @@ pub fn mention_edges(
 ) -> Vec<SkillEdge> {
     let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
     for (i, node) in nodes.iter().enumerate() {
-        by_name.entry(node.name.to_lowercase()).or_default().insert(i);
-        by_name.entry(node.folder().to_lowercase()).or_default().insert(i);
+        by_name
+            .entry(node.name.to_lowercase())
+            .or_default()
+            .insert(i);
+        by_name
+            .entry(node.folder().to_lowercase())
+            .or_default()
+            .insert(i);
     }
     let mut edges = Vec::new();
     for (c, names) in mentions.iter().enumerate() {
@@ -205,9 +215,7 @@ pub fn mention_edges(
 }
 
 fn pool_is_empty(by_name: &HashMap<String, BTreeSet<usize>>, m: &str, c: usize) -> bool {
-    by_name
-        .get(m)
-        .is_none_or(|s| s.iter().all(|&i| i == c))
+    by_name.get(m).is_none_or(|s| s.iter().all(|&i| i == c))
 }
 
 #[cfg(test)]
@@ -263,11 +271,19 @@ mod tests {
             node("docs/invoice", "invoice", &[], &[]),
             node("other/thing", "thing", &[], &[]),
         ];
-        let mentions = vec![vec![], vec![], vec!["pdf".into(), "skill".into()], vec!["pdf".into()]];
+        let mentions = vec![
+            vec![],
+            vec![],
+            vec!["pdf".into(), "skill".into()],
+            vec!["pdf".into()],
+        ];
         let mut stats = RelateStats::default();
         let edges = mention_edges(&nodes, &mentions, &mut stats);
         assert_eq!(edges.len(), 1);
-        assert_eq!((edges[0].source.as_str(), edges[0].target.as_str()), ("docs/pdf", "docs/invoice"));
+        assert_eq!(
+            (edges[0].source.as_str(), edges[0].target.as_str()),
+            ("docs/pdf", "docs/invoice")
+        );
         assert_eq!(stats.mentions_common_word, 1);
         assert_eq!(stats.mentions_ambiguous, 1);
     }

@@ -69,14 +69,17 @@ fn fixture_chains_become_dependency_edges() {
     build(&repo().join("fixtures/library"), &ws_dir);
     let ws = Workspace::open(&ws_dir).unwrap();
     let has = |s: &str, t: &str| {
-        ws.graph
-            .edges()
-            .any(|e| e.source == s && e.target == t && e.edge_type == gos_core::EdgeType::Dependency)
+        ws.graph.edges().any(|e| {
+            e.source == s && e.target == t && e.edge_type == gos_core::EdgeType::Dependency
+        })
     };
     assert!(has("geo/shapefile-reader", "geo/choropleth-map"));
     assert!(has("media/ffmpeg-extract-audio", "media/speech-to-text"));
     assert!(has("media/speech-to-text", "media/subtitle-translation"));
-    assert!(has("science/light-curve-preprocessing", "science/transit-search"));
+    assert!(has(
+        "science/light-curve-preprocessing",
+        "science/transit-search"
+    ));
     let mention = ws
         .graph
         .edges()
@@ -132,7 +135,10 @@ fn reverse_mode_brings_the_prerequisite_and_forward_mode_does_not() {
     assert_eq!(ids(RetrievalMode::NoGraph), vec!["lab/quux-visualizer"]);
     let full = r.retrieve(query, &RetrieveOptions::default()).unwrap();
     let why = &full.bundle.skills[1].reason;
-    assert!(why.starts_with("prerequisite of quux-visualizer via dependency edge"), "{why}");
+    assert!(
+        why.starts_with("prerequisite of quux-visualizer via dependency edge"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -168,7 +174,10 @@ fn another_format_version_asks_for_a_rebuild() {
     assert_ne!(info, changed);
     std::fs::write(ws.join("workspace.json"), changed).unwrap();
     let err = Workspace::open(&ws).err().expect("must fail").to_string();
-    assert!(err.contains("version 99") && err.contains("rebuild"), "{err}");
+    assert!(
+        err.contains("version 99") && err.contains("rebuild"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -181,8 +190,16 @@ fn broken_packages_are_skipped_or_repaired_never_fatal() {
     assert_eq!(skipped, vec!["empty"], "{:?}", report.skipped);
     assert!(report.skipped[0].reason.contains("empty SKILL.md"));
     let repaired: Vec<&str> = report.recovered.iter().map(|r| r.path.as_str()).collect();
-    for case in ["bom/SKILL.md", "crlf/SKILL.md", "colon-in-description/SKILL.md", "not-utf8/SKILL.md"] {
-        assert!(repaired.contains(&case), "{case} not reported as recovered: {repaired:?}");
+    for case in [
+        "bom/SKILL.md",
+        "crlf/SKILL.md",
+        "colon-in-description/SKILL.md",
+        "not-utf8/SKILL.md",
+    ] {
+        assert!(
+            repaired.contains(&case),
+            "{case} not reported as recovered: {repaired:?}"
+        );
     }
     let w = Workspace::open(&ws).unwrap();
     let colon = w
@@ -191,5 +208,48 @@ fn broken_packages_are_skipped_or_repaired_never_fatal() {
         .iter()
         .find(|n| n.id == "colon-in-description")
         .unwrap();
-    assert!(colon.description.value.contains(": "), "{}", colon.description.value);
+    assert!(
+        colon.description.value.contains(": "),
+        "{}",
+        colon.description.value
+    );
+}
+
+/// Every key the JSON Schema requires is present in every golden node, and no node has a key
+/// the schema does not list (the schema says `additionalProperties: false`).
+#[test]
+fn golden_manifest_follows_the_json_schema_keys() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("manifests/manifest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let golden: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("manifests/golden/fixtures-manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let node_schema = &schema["$defs"]["node"];
+    let required: Vec<&str> = node_schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let allowed = node_schema["properties"].as_object().unwrap();
+    assert_eq!(
+        golden["schema_version"],
+        schema["properties"]["schema_version"]["const"]
+    );
+    for node in golden["nodes"].as_array().unwrap() {
+        let obj = node.as_object().unwrap();
+        for k in &required {
+            assert!(obj.contains_key(*k), "node {} lacks {k}", node["id"]);
+        }
+        for k in obj.keys() {
+            assert!(
+                allowed.contains_key(k),
+                "node {} has unknown key {k}",
+                node["id"]
+            );
+        }
+    }
 }

@@ -45,9 +45,7 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
         (1..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty()),
         "arm `{spec}`: expected MODE/SEEDS[/RERANKER], e.g. reverse/lexical"
     );
-    let mode: RetrievalMode = parts[0]
-        .parse()
-        .with_context(|| format!("arm `{spec}`"))?;
+    let mode: RetrievalMode = parts[0].parse().with_context(|| format!("arm `{spec}`"))?;
     let seeds = parts.get(1).copied().unwrap_or("lexical");
     if !SEED_SOURCES.contains(&seeds) {
         let known = if matches!(seeds, "dense" | "hybrid" | "semantic") {
@@ -136,7 +134,12 @@ pub fn load_tasks(path: &Path) -> Result<Vec<TaskLine>> {
         }
         let at = || format!("{}:{}", path.display(), i + 1);
         let task: TaskLine = serde_json::from_str(line).with_context(at)?;
-        ensure!(ids.insert(task.id.clone()), "{}: duplicate task id `{}`", at(), task.id);
+        ensure!(
+            ids.insert(task.id.clone()),
+            "{}: duplicate task id `{}`",
+            at(),
+            task.id
+        );
         ensure!(
             task.oracle_skills.is_empty() || task.oracle_skills.len() == task.oracle_dirs.len(),
             "{}: task `{}` has {} oracle_skills but {} oracle_dirs",
@@ -160,9 +163,11 @@ pub fn match_oracles(ws: &Workspace, task: &TaskLine) -> Vec<OracleRef> {
         .filter(|(_, d)| seen.insert(d.trim().trim_end_matches('/').to_string()))
         .map(|(i, d)| {
             let dir = d.trim().trim_end_matches('/').to_string();
-            let name = task.oracle_skills.get(i).cloned().unwrap_or_else(|| {
-                dir.rsplit('/').next().unwrap_or(&dir).to_string()
-            });
+            let name = task
+                .oracle_skills
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| dir.rsplit('/').next().unwrap_or(&dir).to_string());
             OracleRef {
                 node: ws.index_of(&dir),
                 dir,
@@ -238,7 +243,11 @@ pub fn run_arms(
                 status: r.bundle.status.as_str(),
                 bundle: r.bundle.skills.iter().map(|s| s.id.clone()).collect(),
                 bundle_nodes,
-                ranked_top: ranked.iter().take(crate::eval_plots::K_MAX).copied().collect(),
+                ranked_top: ranked
+                    .iter()
+                    .take(crate::eval_plots::K_MAX)
+                    .copied()
+                    .collect(),
                 oracle_ranks: oracles
                     .iter()
                     .map(|o| o.node.and_then(|n| rank_of(&r.ranked, n)))
@@ -247,7 +256,11 @@ pub fn run_arms(
                     .iter()
                     .map(|o| o.node.and_then(lexical_rank))
                     .collect(),
-                seeds: r.seeds.iter().map(|s| ws.manifest.nodes[s.node].id.clone()).collect(),
+                seeds: r
+                    .seeds
+                    .iter()
+                    .map(|s| ws.manifest.nodes[s.node].id.clone())
+                    .collect(),
                 context_chars,
                 timings: r.timings,
                 scores,
@@ -273,7 +286,10 @@ pub fn intervals(
     seed: u64,
 ) -> BTreeMap<String, BTreeMap<&'static str, Option<Interval>>> {
     let values = |arm: usize, metric: &str| -> Vec<Option<f64>> {
-        records.iter().map(|t| t.arms[arm].scores.get(metric)).collect()
+        records
+            .iter()
+            .map(|t| t.arms[arm].scores.get(metric))
+            .collect()
     };
     arms.iter()
         .enumerate()
@@ -359,8 +375,9 @@ mod tests {
         assert!(err("sideways/lexical").contains("sideways"));
         assert!(err("reverse/bm42").contains("not a known seed source"));
         assert!(err("reverse//").contains("MODE/SEEDS"));
-        assert!(format!("{:#}", parse_arms("reverse,reverse/lexical").unwrap_err())
-            .contains("twice"));
+        assert!(
+            format!("{:#}", parse_arms("reverse,reverse/lexical").unwrap_err()).contains("twice")
+        );
         assert!(parse_arms(" , ").is_err());
     }
 
@@ -373,7 +390,13 @@ mod tests {
         for arm in parse_arms(DEFAULT_ARMS).unwrap() {
             let opts = arm_options(&base, &arm);
             assert_eq!(opts.mode, arm.mode);
-            assert_eq!(RetrieveOptions { mode: base.mode, ..opts }, base);
+            assert_eq!(
+                RetrieveOptions {
+                    mode: base.mode,
+                    ..opts
+                },
+                base
+            );
         }
     }
 }

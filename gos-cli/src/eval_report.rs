@@ -214,9 +214,10 @@ impl EvalReport {
     pub fn recall_curve(&self, arm: usize, k_max: usize) -> Vec<(usize, f64)> {
         (1..=k_max)
             .filter_map(|k| {
-                let values = self.records.iter().map(|t| {
-                    recall_at_k(&t.arms[arm].ranked_top, &t.available(), k)
-                });
+                let values = self
+                    .records
+                    .iter()
+                    .map(|t| recall_at_k(&t.arms[arm].ranked_top, &t.available(), k));
                 gos_core::metrics::mean(values).map(|m| (k, m))
             })
             .collect()
@@ -239,7 +240,9 @@ impl EvalReport {
 
     fn failure_counts(&self) -> BTreeMap<&'static str, usize> {
         let mut counts: BTreeMap<&'static str, usize> =
-            ["seed_miss", "budget_cut", "not_in_workspace"].map(|c| (c, 0)).into();
+            ["seed_miss", "budget_cut", "not_in_workspace"]
+                .map(|c| (c, 0))
+                .into();
         for t in &self.records {
             for f in failures(t, self.baseline) {
                 *counts.entry(f.class.as_str()).or_default() += 1;
@@ -393,7 +396,11 @@ impl EvalReport {
     }
 
     fn ci_table(&self) -> String {
-        let others: Vec<&String> = self.arms.iter().filter(|a| self.ci.contains_key(*a)).collect();
+        let others: Vec<&String> = self
+            .arms
+            .iter()
+            .filter(|a| self.ci.contains_key(*a))
+            .collect();
         let mut t = format!("| metric | {} |\n|---|", join(&others));
         t.push_str(&"---:|".repeat(others.len()));
         t.push('\n');
@@ -423,7 +430,10 @@ pub fn metric_table(arms: &[String], summaries: &[Vec<(&'static str, Option<f64>
     t.push_str(&"---:|".repeat(arms.len()));
     t.push('\n');
     for (row, m) in METRICS.iter().enumerate() {
-        let cells: Vec<String> = summaries.iter().map(|s| format_value(m, s[row].1)).collect();
+        let cells: Vec<String> = summaries
+            .iter()
+            .map(|s| format_value(m, s[row].1))
+            .collect();
         let _ = writeln!(t, "| {m} | {} |", cells.join(" | "));
     }
     t
@@ -442,11 +452,19 @@ pub fn format_value(metric: &str, v: Option<f64>) -> String {
 /// A signed difference with [`format_value`]'s precision.
 fn signed(metric: &str, v: f64) -> String {
     let s = format_value(metric, Some(v));
-    if s.starts_with('-') { s } else { format!("+{s}") }
+    if s.starts_with('-') {
+        s
+    } else {
+        format!("+{s}")
+    }
 }
 
 fn join<S: AsRef<str>>(items: &[S]) -> String {
-    items.iter().map(|s| cell(s.as_ref())).collect::<Vec<_>>().join(" | ")
+    items
+        .iter()
+        .map(|s| cell(s.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 fn cell(s: &str) -> String {

@@ -10,7 +10,8 @@ pub fn run(args: StatsArgs) -> Result<()> {
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
     let g = &ws.graph;
-    let mut by_type: BTreeMap<&str, usize> = EdgeType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
+    let mut by_type: BTreeMap<&str, usize> =
+        EdgeType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
     let mut by_prov: BTreeMap<&str, usize> = BTreeMap::new();
     for e in g.edges() {
         *by_type.entry(e.edge_type.as_str()).or_insert(0) += 1;

@@ -148,7 +148,11 @@ fn eval_reports_every_metric_for_every_arm() {
         assert!(text.contains("reverse/lexical"), "{svg} has no legend");
     }
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
-    for needle in ["| recall_available |", "## Difference from", "## Failure analysis"] {
+    for needle in [
+        "| recall_available |",
+        "## Difference from",
+        "## Failure analysis",
+    ] {
         assert!(md.contains(needle), "report.md lacks {needle}");
     }
 }

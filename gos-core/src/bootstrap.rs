@@ -1,7 +1,7 @@
 //! Paired task-level bootstrap for comparing two retrieval arms.
 //!
 //! GoS reports "a paired task-level bootstrap over the tasks, 5,000 resamples" with 95%
-//! intervals and no seed ([P] App. E, reference notes §4.1). Here: for each task `t` the
+//! intervals and no seed (\[P\] App. E, reference notes §4.1). Here: for each task `t` the
 //! difference `d_t = x_t − y_t` of one per-task metric between an arm and the baseline; each
 //! resample draws `n` tasks with replacement and takes the mean of their `d_t`; the interval is
 //! the percentile interval of those resample means ([`crate::metrics::percentile`], type 7).
@@ -11,7 +11,7 @@
 use crate::metrics::percentile;
 use serde::Serialize;
 
-/// Resamples per interval in GoS ([P] App. E).
+/// Resamples per interval in GoS (\[P\] App. E).
 pub const DEFAULT_RESAMPLES: usize = 5_000;
 
 /// Seed used unless another is asked for; the paper gives none, so we fix and record one.

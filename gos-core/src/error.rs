@@ -25,7 +25,9 @@ pub enum Error {
         source: serde_json::Error,
     },
     /// The directory is not a gos workspace.
-    #[error("{path}: not a gos workspace (no workspace.json); build one with `gos build LIBRARY -w {path}`")]
+    #[error(
+        "{path}: not a gos workspace (no workspace.json); build one with `gos build LIBRARY -w {path}`"
+    )]
     NotAWorkspace {
         /// Directory given.
         path: PathBuf,

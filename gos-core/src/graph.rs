@@ -195,15 +195,21 @@ impl SkillGraph {
 
     /// Number of nodes with no edge at all.
     pub fn isolated_count(&self) -> usize {
-        (0..self.node_count()).filter(|&i| self.degree(i) == 0).count()
+        (0..self.node_count())
+            .filter(|&i| self.degree(i) == 0)
+            .count()
     }
 
     /// On-disk form with edges in a canonical order, so equal graphs serialize identically.
     pub fn to_file(&self, format_version: u32) -> GraphFile {
         let mut edges: Vec<SkillEdge> = self.edges().cloned().collect();
         edges.sort_by(|a, b| {
-            (&a.source, &a.target, a.edge_type, a.provenance)
-                .cmp(&(&b.source, &b.target, b.edge_type, b.provenance))
+            (&a.source, &a.target, a.edge_type, a.provenance).cmp(&(
+                &b.source,
+                &b.target,
+                b.edge_type,
+                b.provenance,
+            ))
         });
         GraphFile {
             format_version,

@@ -115,7 +115,11 @@ pub struct Bundle {
 fn preamble(query: &str, status: RetrievalStatus) -> String {
     let one_line: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
     let shown: String = one_line.chars().take(160).collect();
-    let ellipsis = if one_line.chars().count() > 160 { "..." } else { "" };
+    let ellipsis = if one_line.chars().count() > 160 {
+        "..."
+    } else {
+        ""
+    };
     let advice = match status {
         RetrievalStatus::SkillHit => {
             "Use these skills as constraints on the solution: read each Source path as given, \
@@ -214,7 +218,12 @@ mod tests {
 
     #[test]
     fn budgets_hold_for_every_size() {
-        for (per, total, n) in [(2400, 12000, 8), (600, 1500, 8), (300, 700, 3), (5000, 3000, 2)] {
+        for (per, total, n) in [
+            (2400, 12000, 8),
+            (600, 1500, 8),
+            (300, 700, 3),
+            (5000, 3000, 2),
+        ] {
             let budgets = Budgets {
                 top_n: n,
                 max_chars_per_skill: per,
@@ -227,7 +236,10 @@ mod tests {
             assert!(b.skills.len() <= n);
             for s in &b.skills {
                 assert!(s.chars <= per, "{} > {per}", s.chars);
-                assert!(b.rendered_context.contains(&format!("Source: {}\n", s.source)));
+                assert!(
+                    b.rendered_context
+                        .contains(&format!("Source: {}\n", s.source))
+                );
                 assert!(s.chars > 100, "listed skills carry content");
             }
         }

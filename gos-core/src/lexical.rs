@@ -138,12 +138,15 @@ impl LexicalIndex {
             let col = seg.fast_fields().u64("ord").map_err(index_err(dir))?;
             for doc in 0..seg.max_doc() {
                 if let Some(ord) = col.first(doc) {
-                    let slot = addresses.get_mut(ord as usize).ok_or_else(|| {
-                        Error::Inconsistent {
-                            path: dir.to_path_buf(),
-                            reason: format!("document for node {ord} but only {node_count} nodes"),
-                        }
-                    })?;
+                    let slot =
+                        addresses
+                            .get_mut(ord as usize)
+                            .ok_or_else(|| Error::Inconsistent {
+                                path: dir.to_path_buf(),
+                                reason: format!(
+                                    "document for node {ord} but only {node_count} nodes"
+                                ),
+                            })?;
                     *slot = Some(DocAddress::new(seg_ord as u32, doc));
                 }
             }
@@ -181,7 +184,10 @@ impl LexicalIndex {
                     Term::from_field_text(*field, term),
                     IndexRecordOption::WithFreqs,
                 );
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tq), boost * qtf))));
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(tq), boost * qtf)),
+                ));
             }
         }
         let query = BooleanQuery::new(clauses);

@@ -1,9 +1,9 @@
 //! Retrieval evaluation metrics: pure functions over node indices.
 //!
-//! Notation (reference notes §4.1, from [P] App. E): for a task `t`, `O_t` is its oracle skill
+//! Notation (reference notes §4.1, from \[P\] App. E): for a task `t`, `O_t` is its oracle skill
 //! set, `A_t = O_t ∩ V` the oracle skills available in the library `V`, `B_t` the returned
 //! bundle (the skills actually hydrated after budget fitting) and `T₊ = {t : |A_t| > 0}`. The
-//! ranked-list metrics (§4.2, [SR]) read the candidate list *before* hydration.
+//! ranked-list metrics (§4.2, \[SR\]) read the candidate list *before* hydration.
 //!
 //! Every argument that names a set is a slice of node indices and is read as a set: repeated
 //! entries count once. A per-task function returns `None` when the task is outside the metric's
@@ -25,7 +25,7 @@ fn distinct(a: &[usize]) -> Vec<usize> {
     v
 }
 
-/// Available-oracle recall of one task: `|B_t ∩ A_t| / |A_t|` ([P] App. E, `R_avail`).
+/// Available-oracle recall of one task: `|B_t ∩ A_t| / |A_t|` (\[P\] App. E, `R_avail`).
 /// `None` when `A_t` is empty (the task is outside `T₊`).
 pub fn available_recall(bundle: &[usize], available: &[usize]) -> Option<f64> {
     let a = distinct(available).len();
@@ -33,21 +33,21 @@ pub fn available_recall(bundle: &[usize], available: &[usize]) -> Option<f64> {
 }
 
 /// Full-oracle recall of one task: `|B_t ∩ O_t| / |O_t|`, where `oracle_total = |O_t|` counts
-/// the oracle skills missing from the library too, so they count as misses ([P] App. E,
+/// the oracle skills missing from the library too, so they count as misses (\[P\] App. E,
 /// `R_full`). The bundle holds library skills only, hence `B_t ∩ O_t = B_t ∩ A_t`. `None` when
 /// the task has no oracle skill at all.
 pub fn full_recall(bundle: &[usize], available: &[usize], oracle_total: usize) -> Option<f64> {
     (oracle_total > 0).then(|| overlap(available, bundle) as f64 / oracle_total as f64)
 }
 
-/// Exact completeness of one task: 1 when `A_t ⊆ B_t`, else 0 ([P] App. E, `C`). `None`
+/// Exact completeness of one task: 1 when `A_t ⊆ B_t`, else 0 (\[P\] App. E, `C`). `None`
 /// outside `T₊`.
 pub fn completeness(bundle: &[usize], available: &[usize]) -> Option<f64> {
     let a = distinct(available).len();
     (a > 0).then(|| f64::from(u8::from(overlap(available, bundle) == a)))
 }
 
-/// Bundle precision of one task: `|B_t ∩ A_t| / |B_t|` ([P] App. E), 0 for an empty bundle.
+/// Bundle precision of one task: `|B_t ∩ A_t| / |B_t|` (\[P\] App. E), 0 for an empty bundle.
 /// `None` outside `T₊` (the paper macro-averages over `T₊`).
 pub fn bundle_precision(bundle: &[usize], available: &[usize]) -> Option<f64> {
     if distinct(available).is_empty() {
@@ -72,7 +72,7 @@ pub struct PairCount {
 
 /// Dependency pairs of one task: among the ordered pairs `(u, v)` joined by at least one
 /// dependency edge `u -> v` of the evaluated graph with `u, v ∈ A_t`, how many have both `u`
-/// and `v` in `B_t` ([P] App. E, `D`). Each ordered pair counts once however many edges
+/// and `v` in `B_t` (\[P\] App. E, `D`). Each ordered pair counts once however many edges
 /// (e.g. an I/O edge and a mention edge) join it; self loops are ignored.
 pub fn dependency_pairs(
     dependency_edges: &[(usize, usize)],
@@ -95,7 +95,7 @@ pub fn dependency_pairs(
     }
 }
 
-/// Pooled (micro) co-recovery: `Σ_t recovered_t / Σ_t total_t` (reference notes §4.1 [I]; the
+/// Pooled (micro) co-recovery: `Σ_t recovered_t / Σ_t total_t` (reference notes §4.1 \[I\]; the
 /// paper does not say micro or macro). `None` when no task has a dependency pair inside its
 /// available oracle set.
 pub fn pooled_ratio(counts: &[PairCount]) -> Option<f64> {
@@ -113,7 +113,7 @@ pub fn first_relevant_rank(ranked: &[usize], available: &[usize]) -> Option<usiz
 }
 
 /// Hit@k: 1 when an available oracle skill is among the first `k` of `ranked`, else 0
-/// ([SR] Hit@1, [SF] Hit@k). `None` outside `T₊`.
+/// (\[SR\] Hit@1, \[SF\] Hit@k). `None` outside `T₊`.
 pub fn hit_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
     if available.is_empty() {
         return None;
@@ -123,7 +123,7 @@ pub fn hit_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> 
 }
 
 /// MRR@k: `1 / r` for the rank `r` of the best-ranked available oracle skill when `r ≤ k`,
-/// else 0 ([SR] MRR@10). `None` outside `T₊`.
+/// else 0 (\[SR\] MRR@10). `None` outside `T₊`.
 pub fn mrr_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
     if available.is_empty() {
         return None;
@@ -134,14 +134,14 @@ pub fn mrr_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> 
     })
 }
 
-/// Recall@k: `|A_t ∩ top-k| / |A_t|` over the ranked list ([SR] Recall@K). `None` outside
+/// Recall@k: `|A_t ∩ top-k| / |A_t|` over the ranked list (\[SR\] Recall@K). `None` outside
 /// `T₊`.
 pub fn recall_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
     let top = &ranked[..k.min(ranked.len())];
     available_recall(top, available)
 }
 
-/// Full coverage FC@k: 1 when `A_t ⊆ top-k`, else 0 ([SR] FC@10). `None` outside `T₊`.
+/// Full coverage FC@k: 1 when `A_t ⊆ top-k`, else 0 (\[SR\] FC@10). `None` outside `T₊`.
 pub fn full_coverage_at_k(ranked: &[usize], available: &[usize], k: usize) -> Option<f64> {
     let top = &ranked[..k.min(ranked.len())];
     completeness(top, available)
@@ -327,13 +327,16 @@ mod tests {
 
     const EDGES: [(usize, usize); 5] = [(1, 2), (2, 3), (4, 5), (2, 3), (7, 1)];
 
+    /// `(A_t, |O_t|, B_t, ranked)` of one task.
+    type Case<'a> = (&'a [usize], usize, &'a [usize], &'a [usize]);
+
     /// Four hand-labelled tasks:
     /// - t1: O = A = {1, 2, 3}; B = [1, 2, 7]; ranked [1, 7, 2, 9, 3]
     /// - t2: O = {4, 5}, A = {4} (5 missing); B = [4]; ranked [6, 4]
     /// - t3: O = {8}, A = {} (missing); B = [1]; ranked [1]
     /// - t4: O = A = {2, 3}; B = [] (no hit); ranked []
     fn tiny() -> Vec<TaskScores> {
-        let cases: [(&[usize], usize, &[usize], &[usize]); 4] = [
+        let cases: [Case<'_>; 4] = [
             (&[1, 2, 3], 3, &[1, 2, 7], &[1, 7, 2, 9, 3]),
             (&[4], 2, &[4], &[6, 4]),
             (&[], 1, &[1], &[1]),
@@ -398,7 +401,13 @@ mod tests {
         // t1: pairs (1,2),(2,3) inside A, (1,2) recovered; t2: (4,5) leaves A; t4: (2,3)
         // inside A, not recovered. (1 + 0) / (2 + 1). The duplicate (2,3) counts once.
         let t = tiny();
-        assert_eq!(t[0].dependency_pairs, PairCount { recovered: 1, total: 2 });
+        assert_eq!(
+            t[0].dependency_pairs,
+            PairCount {
+                recovered: 1,
+                total: 2
+            }
+        );
         assert_eq!(t[1].dependency_pairs, PairCount::default());
         close("co_recovery", 1.0 / 3.0);
         assert_eq!(pooled_ratio(&[PairCount::default()]), None);

@@ -256,7 +256,11 @@ mod tests {
         assert!(close(&dense[1], &[1.0 / 1.8, 0.0, 0.8 / 1.8], 1e-12));
         assert!(close(&dense[2], &[0.0, 1.0, 0.0], 1e-12));
         let r = personalized_pagerank(&m, &[0.0, 1.0, 0.0], &PprParams::default());
-        assert!(close(&r.scores, &[20.0 / 81.0, 45.0 / 81.0, 16.0 / 81.0], 1e-5), "{:?}", r.scores);
+        assert!(
+            close(&r.scores, &[20.0 / 81.0, 45.0 / 81.0, 16.0 / 81.0], 1e-5),
+            "{:?}",
+            r.scores
+        );
         assert!(close(&r.scores, &[0.24691, 0.55556, 0.19753], 1e-5));
     }
 
@@ -267,7 +271,11 @@ mod tests {
         let m = TransitionMatrix::build(&chain(), &ReverseWeights::FORWARD_ONLY);
         let r = personalized_pagerank(&m, &[0.0, 1.0, 0.0], &PprParams::default());
         assert_eq!(r.scores[0], 0.0);
-        assert!(close(&r.scores, &[0.0, 5.0 / 9.0, 4.0 / 9.0], 1e-5), "{:?}", r.scores);
+        assert!(
+            close(&r.scores, &[0.0, 5.0 / 9.0, 4.0 / 9.0], 1e-5),
+            "{:?}",
+            r.scores
+        );
     }
 
     #[test]

@@ -55,7 +55,11 @@ pub fn combine(
     max_lexical: f64,
     name_cov: f64,
 ) -> f64 {
-    let g = if max_graph > 0.0 { graph / max_graph } else { 0.0 };
+    let g = if max_graph > 0.0 {
+        graph / max_graph
+    } else {
+        0.0
+    };
     let b = if max_lexical > 0.0 {
         lexical / max_lexical
     } else {

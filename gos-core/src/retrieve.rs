@@ -342,8 +342,10 @@ impl<'w> Retriever<'w> {
             return format!("seed match (BM25 rank {s})");
         }
         let nodes = &self.ws.manifest.nodes;
-        if matches!(mode, RetrievalMode::Reverse | RetrievalMode::Forward | RetrievalMode::OneHop)
-            && r.graph_score > 0.0
+        if matches!(
+            mode,
+            RetrievalMode::Reverse | RetrievalMode::Forward | RetrievalMode::OneHop
+        ) && r.graph_score > 0.0
         {
             for a in above {
                 if let Some((_, e)) = self.ws.graph.outgoing(r.node).find(|(t, _)| *t == a.node) {
@@ -397,4 +399,3 @@ impl<'w> Retriever<'w> {
 pub fn rank_of(ranked: &[RankedSkill], node: usize) -> Option<usize> {
     ranked.iter().position(|r| r.node == node).map(|p| p + 1)
 }
-

@@ -108,7 +108,10 @@ mod tests {
             weighting: SeedWeighting::Harmonic,
             ..SeedParams::default()
         };
-        let w: Vec<f64> = seeds_from_pool(&pool, &params).iter().map(|s| s.weight).collect();
+        let w: Vec<f64> = seeds_from_pool(&pool, &params)
+            .iter()
+            .map(|s| s.weight)
+            .collect();
         let expected = [0.4380, 0.2190, 0.1460, 0.1095, 0.0876];
         assert_eq!(w.len(), 5);
         for (a, b) in w.iter().zip(expected) {

@@ -93,11 +93,10 @@ impl Workspace {
                 expected: FORMAT_VERSION,
             });
         }
-        let info: WorkspaceInfo =
-            serde_json::from_value(raw).map_err(|source| Error::Json {
-                path: info_path.clone(),
-                source,
-            })?;
+        let info: WorkspaceInfo = serde_json::from_value(raw).map_err(|source| Error::Json {
+            path: info_path.clone(),
+            source,
+        })?;
         let manifest: Manifest = read_json(&dir.join("manifest.json"))?;
         let graph_path = dir.join("graph.json");
         let graph_file: GraphFile = read_json(&graph_path)?;
@@ -153,6 +152,8 @@ impl Workspace {
 }
 
 /// A temporary directory next to `target` (same file system, so [`commit_dir`] can rename it).
+/// Staging directories left by killed builds of the same target are removed first (one build
+/// per workspace at a time is assumed).
 ///
 /// # Errors
 /// I/O errors creating the parent or the directory.
@@ -166,10 +167,16 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "workspace".into());
-    let staging = parent.join(format!(".{name}.building-{}", std::process::id()));
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+    // Leftovers of builds that were killed: they are never a workspace, remove them.
+    let prefix = format!(".{name}.building-");
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
     }
+    let staging = parent.join(format!("{prefix}{}", std::process::id()));
     std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
     Ok(staging)
 }
