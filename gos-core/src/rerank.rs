@@ -26,7 +26,7 @@ impl Default for RerankWeights {
     fn default() -> Self {
         RerankWeights {
             graph: 1.0,
-            lexical: 0.5,
+            lexical: 1.0,
             name: 0.1,
         }
     }
@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn combine_normalizes_each_signal() {
         let w = RerankWeights::default();
-        assert!((combine(&w, 0.2, 0.4, 5.0, 10.0, 1.0) - (0.5 + 0.25 + 0.1)).abs() < 1e-12);
+        assert!((combine(&w, 0.2, 0.4, 5.0, 10.0, 1.0) - (0.5 + 0.5 + 0.1)).abs() < 1e-12);
         assert_eq!(combine(&w, 0.0, 0.0, 0.0, 0.0, 0.0), 0.0);
     }
 }
