@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p gos-cli
+GOS="${CARGO_TARGET_DIR:-target}/release/gos"
 WS="${GOS_WORKSPACE:-target/fixtures-ws}"
-./target/release/gos build fixtures/library -w "$WS"
-./target/release/gos stats -w "$WS"
+"$GOS" build fixtures/library -w "$WS"
+"$GOS" stats -w "$WS"
 QUERY="$(python3 -c 'import json;print(json.loads(open("fixtures/tasks.jsonl").readline())["instruction"])' 2>/dev/null \
   || echo 'Make a choropleth PNG of population density per county from /root/data/counties.shp')"
 echo
 echo "== gos retrieve for: ${QUERY:0:100}..."
-./target/release/gos retrieve -w "$WS" "$QUERY"
+"$GOS" retrieve -w "$WS" "$QUERY"

@@ -347,24 +347,21 @@ impl<'w> Retriever<'w> {
             RetrievalMode::Reverse | RetrievalMode::Forward | RetrievalMode::OneHop
         ) && r.graph_score > 0.0
         {
+            let describe = |relation: &str, other: usize, e: &crate::graph::SkillEdge| {
+                format!(
+                    "{relation} {} via {} edge ({}: {})",
+                    nodes[other].name,
+                    e.edge_type.as_str(),
+                    e.provenance.as_str(),
+                    e.evidence
+                )
+            };
             for a in above {
                 if let Some((_, e)) = self.ws.graph.outgoing(r.node).find(|(t, _)| *t == a.node) {
-                    return format!(
-                        "prerequisite of {} via {} edge ({}: {})",
-                        nodes[a.node].name,
-                        e.edge_type.as_str(),
-                        e.provenance.as_str(),
-                        e.evidence
-                    );
+                    return describe("prerequisite of", a.node, e);
                 }
                 if let Some((_, e)) = self.ws.graph.incoming(r.node).find(|(s, _)| *s == a.node) {
-                    return format!(
-                        "follows {} via {} edge ({}: {})",
-                        nodes[a.node].name,
-                        e.edge_type.as_str(),
-                        e.provenance.as_str(),
-                        e.evidence
-                    );
+                    return describe("follows", a.node, e);
                 }
             }
         }
