@@ -15,19 +15,25 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn build_fixtures(ws: &Path) -> Value {
-    let out = gos()
-        .args(["build", "--json", "-w"])
-        .arg(ws)
-        .arg(repo().join("fixtures/library"))
-        .output()
-        .unwrap();
+/// Run `cmd`, assert it succeeded (showing its stderr otherwise), and return its stdout.
+fn run_ok(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("build --json prints one JSON object")
+    out.stdout
+}
+
+fn build_fixtures(ws: &Path) -> Value {
+    let stdout = run_ok(
+        gos()
+            .args(["build", "--json", "-w"])
+            .arg(ws)
+            .arg(repo().join("fixtures/library")),
+    );
+    serde_json::from_slice(&stdout).expect("build --json prints one JSON object")
 }
 
 #[test]
@@ -51,26 +57,21 @@ fn retrieve_json_contract_and_budgets() {
     build_fixtures(&ws);
     let query =
         "Make a choropleth PNG of population density per county from /root/data/counties.shp";
-    let out = gos()
-        .args([
-            "retrieve",
-            "--json",
-            "--max-context-chars",
-            "3000",
-            "--max-chars-per-skill",
-            "1200",
-            "-w",
-        ])
-        .arg(&ws)
-        .arg(query)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = run_ok(
+        gos()
+            .args([
+                "retrieve",
+                "--json",
+                "--max-context-chars",
+                "3000",
+                "--max-chars-per-skill",
+                "1200",
+                "-w",
+            ])
+            .arg(&ws)
+            .arg(query),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(stdout).unwrap();
     assert_eq!(text.trim().lines().count(), 1, "exactly one JSON object");
     let r: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(r["status"], "SKILL_HIT");
@@ -191,17 +192,8 @@ fn a_killed_build_leaves_the_previous_workspace_whole() {
         manifest_before
     );
     assert_eq!(std::fs::read(ws.join("graph.json")).unwrap(), graph_before);
-    let out = gos()
-        .args(["stats", "--json", "-w"])
-        .arg(&ws)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stdout = run_ok(gos().args(["stats", "--json", "-w"]).arg(&ws));
+    let stats: Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(stats["nodes"], 36);
 
     build_fixtures(&ws);
