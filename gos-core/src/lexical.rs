@@ -20,7 +20,6 @@ use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
 };
-use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Index, IndexReader, TantivyDocument, Term};
 
 /// Field boosts of the BM25 query, as `(field name, boost)`.
@@ -229,45 +228,22 @@ impl LexicalIndex {
         Ok(mass)
     }
 
-    /// Stored document of node `ord`, `None` when the index has none for it.
-    fn stored_doc(&self, ord: usize) -> Result<Option<TantivyDocument>> {
-        let Some(Some(addr)) = self.addresses.get(ord) else {
-            return Ok(None);
-        };
-        let doc = self
-            .reader
-            .searcher()
-            .doc(*addr)
-            .map_err(index_err(&self.dir))?;
-        Ok(Some(doc))
-    }
-
-    fn stored_text(&self, ord: usize, field: Field) -> Result<Option<String>> {
-        Ok(self.stored_doc(ord)?.and_then(|doc| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        }))
-    }
-
     /// Stored body of node `ord`, or `None` when the index has no document for it.
     ///
     /// # Errors
     /// [`Error::Index`] when the document store cannot be read.
     pub fn body(&self, ord: usize) -> Result<Option<String>> {
-        self.stored_text(ord, self.fields.text[4])
-    }
-
-    /// Skill id stored for node `ord` (used to check index/manifest agreement).
-    ///
-    /// # Errors
-    /// [`Error::Index`] when the document store cannot be read.
-    pub fn stored_id(&self, ord: usize) -> Result<Option<String>> {
-        self.stored_text(ord, self.fields.id)
-    }
-
-    /// The shared analyzer (a fresh instance).
-    pub fn analyzer() -> TextAnalyzer {
-        analyzer()
+        let Some(Some(addr)) = self.addresses.get(ord) else {
+            return Ok(None);
+        };
+        let doc: TantivyDocument = self
+            .reader
+            .searcher()
+            .doc(*addr)
+            .map_err(index_err(&self.dir))?;
+        Ok(doc
+            .get_first(self.fields.text[4])
+            .and_then(|v| v.as_str())
+            .map(str::to_string))
     }
 }

@@ -121,8 +121,6 @@ pub struct RankedSkill {
     pub lexical_rank: Option<usize>,
     /// 1-based seed rank.
     pub seed_rank: Option<usize>,
-    /// Why the skill is a candidate.
-    pub reason: String,
 }
 
 /// Milliseconds per stage.
@@ -227,14 +225,18 @@ impl<'w> Retriever<'w> {
         let bundle = if ranked.is_empty() || top_seed_score < opts.min_seed_score {
             no_hit(query)
         } else {
+            // `ranked` is sorted by descending score, so the candidates above the relative
+            // floor are a prefix; reasons are only worked out for the skills hydrated.
             let best = ranked[0].score;
             let mut inputs = Vec::new();
-            for r in ranked
+            for (i, r) in ranked
                 .iter()
-                .filter(|r| r.score >= opts.min_relative_score * best)
+                .take_while(|r| r.score >= opts.min_relative_score * best)
                 .take(opts.budgets.top_n)
+                .enumerate()
             {
-                inputs.push(self.hydration_input(r)?);
+                let reason = self.reason(&ranked[..i], r, opts.mode);
+                inputs.push(self.hydration_input(r, reason)?);
             }
             hydrate(query, &inputs, &opts.budgets)
         };
@@ -324,14 +326,10 @@ impl<'w> Retriever<'w> {
                     lexical_score: lscore,
                     lexical_rank: lrank,
                     seed_rank: seed_rank.get(&node).copied(),
-                    reason: String::new(),
                 }
             })
             .collect();
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
-        for i in 0..ranked.len() {
-            ranked[i].reason = self.reason(&ranked[..i], &ranked[i], opts.mode);
-        }
         ranked
     }
 
@@ -371,7 +369,7 @@ impl<'w> Retriever<'w> {
         }
     }
 
-    fn hydration_input(&self, r: &RankedSkill) -> Result<HydrationInput> {
+    fn hydration_input(&self, r: &RankedSkill, reason: String) -> Result<HydrationInput> {
         let node = &self.ws.manifest.nodes[r.node];
         let body = self.ws.lexical.body(r.node)?.unwrap_or_default();
         let description = node.description.value.trim();
@@ -386,7 +384,7 @@ impl<'w> Retriever<'w> {
             name: node.name.clone(),
             source: node.source_path.clone(),
             score: r.score,
-            reason: r.reason.clone(),
+            reason,
             content,
         })
     }
