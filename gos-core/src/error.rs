@@ -60,6 +60,14 @@ pub enum Error {
         /// Underlying tantivy error.
         source: tantivy::TantivyError,
     },
+    /// A neural model (sentence encoder, cross-encoder) could not be loaded or run.
+    #[error("model at {path}: {reason}")]
+    Model {
+        /// Model directory or file concerned.
+        path: PathBuf,
+        /// What went wrong (missing file, unsupported architecture, tensor error).
+        reason: String,
+    },
     /// An option has a value outside its documented range.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {

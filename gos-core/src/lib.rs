@@ -14,6 +14,8 @@
 //! The crate has no network code. Errors are typed ([`Error`]).
 
 pub mod bootstrap;
+pub mod dense;
+pub mod device;
 pub mod error;
 pub mod graph;
 pub mod hydrate;

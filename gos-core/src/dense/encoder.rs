@@ -1,0 +1,227 @@
+//! Sentence encoder: a BERT-family model in Hugging Face layout, mean pooling, L2 normalization.
+//!
+//! This is the sentence-transformers pipeline of all-MiniLM-L6-v2 (modules.json: Transformer ->
+//! Pooling(mean) -> Normalize): the tokenizer pads to the longest text of the batch and truncates
+//! at `max_seq_length` (256 for this model, from sentence_bert_config.json), whatever padding and
+//! truncation the shipped tokenizer.json asks for (it says Fixed(128) and 128; see
+//! ../shared/docs/toolchain-notes.md).
+
+use crate::error::{Error, Result};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+/// Default maximum sequence length in tokens when the model directory has no
+/// sentence_bert_config.json (the value all-MiniLM-L6-v2 ships with).
+pub const DEFAULT_MAX_SEQ_LENGTH: usize = 256;
+
+/// Default batch size for [`SentenceEncoder::encode`] callers: 32-64 gave the best CPU
+/// throughput in the measurements of ../shared/docs/toolchain-notes.md.
+pub const DEFAULT_BATCH_SIZE: usize = 32;
+
+/// A loaded sentence encoder.
+pub struct SentenceEncoder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+    model_id: String,
+    dim: usize,
+    max_seq_length: usize,
+}
+
+impl std::fmt::Debug for SentenceEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SentenceEncoder")
+            .field("model_id", &self.model_id)
+            .field("dim", &self.dim)
+            .field("max_seq_length", &self.max_seq_length)
+            .finish()
+    }
+}
+
+fn model_err(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Model {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+fn need(dir: &Path, file: &str) -> Result<PathBuf> {
+    let p = dir.join(file);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(model_err(
+            dir,
+            format!(
+                "missing {file}; expected a Hugging Face model directory (config.json, \
+                 tokenizer.json, model.safetensors); run scripts/setup-model.sh for all-MiniLM-L6-v2"
+            ),
+        ))
+    }
+}
+
+/// A short identity of the model files: the directory name plus the first 16 hex digits of a
+/// SHA-256 over config.json, tokenizer.json, the weights' length, and the first and last MiB of
+/// model.safetensors (its header names every tensor and shape; the tail holds the last
+/// tensor's values). Cheap enough to compute at every query (no full 90 MB hash).
+///
+/// # Errors
+/// [`Error::Io`] when a file cannot be read.
+pub fn model_id(dir: &Path) -> Result<String> {
+    const SPAN: u64 = 1 << 20;
+    let mut h = Sha256::new();
+    for f in ["config.json", "tokenizer.json"] {
+        let p = dir.join(f);
+        h.update(std::fs::read(&p).map_err(|e| Error::io(&p, e))?);
+    }
+    let p = dir.join("model.safetensors");
+    let mut file = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let len = file.metadata().map_err(|e| Error::io(&p, e))?.len();
+    h.update(len.to_le_bytes());
+    let mut buf = Vec::new();
+    (&mut file)
+        .take(SPAN)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io(&p, e))?;
+    if len > SPAN {
+        file.seek(SeekFrom::Start(len.saturating_sub(SPAN).max(SPAN)))
+            .map_err(|e| Error::io(&p, e))?;
+        file.read_to_end(&mut buf).map_err(|e| Error::io(&p, e))?;
+    }
+    h.update(&buf);
+    let name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "model".to_string());
+    Ok(format!("{name}@{}", &hex::encode(h.finalize())[..16]))
+}
+
+/// `max_seq_length` from sentence_bert_config.json, else [`DEFAULT_MAX_SEQ_LENGTH`], capped by
+/// the model's `max_position_embeddings`.
+fn max_seq_length(dir: &Path, config: &Config) -> usize {
+    let from_st = std::fs::read_to_string(dir.join("sentence_bert_config.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .and_then(|v| v.get("max_seq_length").and_then(|m| m.as_u64()))
+        .map(|m| m as usize)
+        .unwrap_or(DEFAULT_MAX_SEQ_LENGTH);
+    from_st.min(config.max_position_embeddings)
+}
+
+impl SentenceEncoder {
+    /// Load the encoder from `dir` (config.json, tokenizer.json, model.safetensors) onto
+    /// `device` (see [`crate::device::parse_device`]). Weights are memory-mapped.
+    ///
+    /// # Errors
+    /// [`Error::Model`] naming the directory when a file is missing or unreadable, the config
+    /// is not a BERT config, or the weights do not match it.
+    pub fn load(dir: &Path, device: &Device) -> Result<Self> {
+        let config_path = need(dir, "config.json")?;
+        let tokenizer_path = need(dir, "tokenizer.json")?;
+        let weights_path = need(dir, "model.safetensors")?;
+        let config_text =
+            std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
+        let config: Config = serde_json::from_str(&config_text)
+            .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
+        let max_seq_length = max_seq_length(dir, &config);
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| model_err(&tokenizer_path, e))?;
+        let pad_id = config.pad_token_id as u32;
+        let pad_token = tokenizer
+            .id_to_token(pad_id)
+            .unwrap_or_else(|| "[PAD]".to_string());
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            pad_id,
+            pad_token,
+            ..PaddingParams::default()
+        }));
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_seq_length,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| model_err(&tokenizer_path, e))?;
+        // SAFETY: the weights file is memory-mapped read-only; gos never writes model files
+        // and the mapping lives as long as the model.
+        let vb = unsafe {
+            VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, device)
+                .map_err(|e| model_err(&weights_path, e))?
+        };
+        let model = BertModel::load(vb, &config).map_err(|e| model_err(&weights_path, e))?;
+        Ok(SentenceEncoder {
+            model,
+            tokenizer,
+            device: device.clone(),
+            model_id: model_id(dir)?,
+            dim: config.hidden_size,
+            max_seq_length,
+        })
+    }
+
+    /// Identity of the model files ([`model_id`]); stored with every vector file.
+    pub fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    /// Embedding dimension (hidden size; 384 for all-MiniLM-L6-v2).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Truncation length in tokens, [CLS] and [SEP] included.
+    pub fn max_seq_length(&self) -> usize {
+        self.max_seq_length
+    }
+
+    /// Embed one batch of texts: `texts.len()` unit vectors of [`Self::dim`] f32 each, in input
+    /// order. The batch is padded to its longest text; padding does not change a text's vector
+    /// (mean pooling reads the attention mask). An empty text embeds [CLS][SEP].
+    ///
+    /// # Errors
+    /// [`Error::Model`] on tokenizer or tensor failures.
+    pub fn encode(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let here = Path::new("<encoder>");
+        let enc = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| model_err(here, e))?;
+        let len = enc.first().map(|e| e.get_ids().len()).unwrap_or(0);
+        let n = enc.len();
+        let mut ids = Vec::with_capacity(n * len);
+        let mut types = Vec::with_capacity(n * len);
+        let mut mask = Vec::with_capacity(n * len);
+        for e in &enc {
+            ids.extend_from_slice(e.get_ids());
+            types.extend_from_slice(e.get_type_ids());
+            mask.extend_from_slice(e.get_attention_mask());
+        }
+        let t = |v: Vec<u32>| {
+            Tensor::from_vec(v, (n, len), &self.device).map_err(|e| model_err(here, e))
+        };
+        let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
+        let pooled = (|| -> candle_core::Result<Tensor> {
+            let hidden = self.model.forward(&ids, &types, Some(&mask))?; // (n, len, dim)
+            let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
+            let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (n, dim)
+            let counts = m.sum(1)?.clamp(1e-9, f64::MAX)?; // (n, 1)
+            let mean = summed.broadcast_div(&counts)?;
+            let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+            mean.broadcast_div(&norm)
+        })()
+        .map_err(|e| model_err(here, e))?;
+        pooled
+            .to_device(&Device::Cpu)
+            .and_then(|t| t.to_vec2::<f32>())
+            .map_err(|e| model_err(here, e))
+    }
+}
