@@ -25,6 +25,7 @@ fn bench_retrieve(c: &mut Criterion) {
             library,
             workspace: ws_dir.clone(),
             relate: Default::default(),
+            embed: None,
         },
         &NoProgress,
     )

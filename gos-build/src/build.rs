@@ -1,6 +1,7 @@
 //! The build pipeline: discover -> parse -> normalize -> relate -> index -> write, into a
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
+use crate::embed::{EmbedOptions, Embedder};
 use crate::normalize::{Normalized, lexical_doc, normalize};
 use crate::package::{ParseError, discover, parse_package};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
@@ -25,6 +26,8 @@ pub struct BuildOptions {
     pub workspace: PathBuf,
     /// Deterministic relation options.
     pub relate: RelateOptions,
+    /// Dense embeddings; `None` builds a lexical-only workspace.
+    pub embed: Option<EmbedOptions>,
 }
 
 /// Errors that abort a build (a broken package never does: it is skipped and reported).
@@ -102,6 +105,8 @@ pub fn build_workspace(
             reason: "not a directory".into(),
         });
     }
+    // Load the encoder first: a bad model directory fails before any other work.
+    let embedder = opts.embed.as_ref().map(Embedder::load).transpose()?;
     let mut report = BuildReport {
         library: root.display().to_string(),
         workspace: opts.workspace.display().to_string(),
@@ -179,9 +184,34 @@ pub fn build_workspace(
     progress.finish_stage();
     end_stage("relate", &mut report);
 
-    progress.stage("index", Some(normalized.len() as u64));
     let staging = staging_dir(&opts.workspace)?;
-    let result = write_workspace(&staging, &root, &normalized, &nodes, &graph, progress);
+    let dense = match &embedder {
+        Some(e) => match e.run(&normalized, &opts.workspace, &staging, progress) {
+            Ok((info, stats)) => {
+                report.embed = Some(stats);
+                Some(info)
+            }
+            Err(err) => {
+                let _ = std::fs::remove_dir_all(&staging);
+                return Err(err);
+            }
+        },
+        None => None,
+    };
+    if embedder.is_some() {
+        end_stage("embed", &mut report);
+    }
+
+    progress.stage("index", Some(normalized.len() as u64));
+    let result = write_workspace(
+        &staging,
+        &root,
+        &normalized,
+        &nodes,
+        &graph,
+        dense,
+        progress,
+    );
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(e);
@@ -230,6 +260,7 @@ fn write_workspace(
     normalized: &[Normalized],
     nodes: &[gos_core::SkillNode],
     graph: &SkillGraph,
+    dense: Option<gos_core::dense::DenseInfo>,
     progress: &dyn BuildProgress,
 ) -> Result<(), BuildError> {
     let library_name = root
@@ -260,6 +291,7 @@ fn write_workspace(
         builder_version: BUILDER_VERSION.into(),
         library_root: root.display().to_string(),
         skills: nodes.len(),
+        dense,
     };
     let info_json = serde_json::to_string_pretty(&info).expect("info serializes");
     write(&dir.join("workspace.json"), &info_json)?;

@@ -10,11 +10,14 @@
 //!    provenance and deterministic input/output artifact types;
 //! 4. [`relate`] induces deterministic dependency edges (I/O overlap through an inverted index,
 //!    and explicit mentions of other skills);
-//! 5. [`build`] runs everything and writes the workspace atomically (temporary directory, then
+//! 5. [`embed`] embeds each skill's text view with a local sentence encoder (optional), reusing
+//!    the vectors of unchanged texts;
+//! 6. [`build`] runs everything and writes the workspace atomically (temporary directory, then
 //!    rename), with a [`report::BuildReport`].
 
 pub mod artifacts;
 pub mod build;
+pub mod embed;
 pub mod normalize;
 pub mod package;
 pub mod relate;

@@ -2,6 +2,7 @@
 //! `build-report.json` and printed by `gos build --json`. Unlike the manifest and the graph,
 //! it holds timings and so differs between builds.
 
+use crate::embed::EmbedStats;
 use crate::relate::RelateStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -60,6 +61,9 @@ pub struct BuildReport {
     pub recovered: Vec<Recovered>,
     /// Counters of the dependency pass (scored pairs prove it is not all-pairs).
     pub relate: RelateStats,
+    /// The embedding stage, when the build had a sentence encoder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed: Option<EmbedStats>,
     /// Milliseconds per stage.
     pub stage_ms: BTreeMap<String, u64>,
     /// Whole build in milliseconds.

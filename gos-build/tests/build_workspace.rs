@@ -16,6 +16,7 @@ fn build(library: &Path, workspace: &Path) -> gos_build::BuildReport {
         library: library.to_path_buf(),
         workspace: workspace.to_path_buf(),
         relate: RelateOptions::default(),
+        embed: None,
     };
     build_workspace(&opts, &NoProgress).expect("build succeeds")
 }
@@ -151,6 +152,7 @@ fn a_failed_build_leaves_the_previous_workspace_whole() {
         library: tmp.path().join("does-not-exist"),
         workspace: ws.clone(),
         relate: RelateOptions::default(),
+        embed: None,
     };
     let err = build_workspace(&opts, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("does-not-exist"), "{err}");

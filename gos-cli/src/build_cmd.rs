@@ -3,6 +3,7 @@
 use crate::BuildArgs;
 use crate::progress::Bars;
 use anyhow::{Context, Result};
+use gos_build::embed::EmbedOptions;
 use gos_build::relate::RelateOptions;
 use gos_build::{BuildOptions, build_workspace};
 use std::io::IsTerminal;
@@ -13,6 +14,16 @@ pub fn run(args: BuildArgs) -> Result<()> {
         "--dependency-threshold must be in (0, 1], got {}",
         args.dependency_threshold
     );
+    let embed = match (&args.model_dir, args.no_embed) {
+        (Some(dir), false) => Some(EmbedOptions {
+            device: args.device.clone(),
+            view: args.view.parse()?,
+            batch_size: args.embed_batch,
+            hnsw_threshold: args.hnsw_threshold,
+            ..EmbedOptions::new(dir.clone())
+        }),
+        _ => None,
+    };
     let opts = BuildOptions {
         library: args.library.clone(),
         workspace: args.workspace.clone(),
@@ -21,6 +32,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
             max_producers: args.max_producers,
             ..RelateOptions::default()
         },
+        embed,
     };
     let bars = Bars::new(args.quiet || !std::io::stderr().is_terminal());
     let report = build_workspace(&opts, &bars).with_context(|| {
@@ -56,6 +68,23 @@ pub fn run(args: BuildArgs) -> Result<()> {
         prov.join(", "),
         report.isolated,
     );
+    match &report.embed {
+        Some(e) => eprintln!(
+            "  vectors: {} view, {} ({} dims): {} embedded ({:.0} texts/s, batch {}), {} reused, {}",
+            e.view,
+            e.model,
+            e.dim,
+            e.embedded,
+            e.texts_per_sec,
+            e.batch_size,
+            e.reused,
+            if e.hnsw { "HNSW index" } else { "exact search" }
+        ),
+        None => eprintln!(
+            "  no vectors (no --model-dir or GOS_MODEL_DIR): lexical seeds only; \
+             run scripts/setup-model.sh and pass --model-dir models/all-MiniLM-L6-v2 for hybrid seeds"
+        ),
+    }
     for s in report.skipped.iter().take(20) {
         eprintln!("  skipped {}: {}", s.path, s.reason);
     }

@@ -1,15 +1,18 @@
 //! `gos eval`: run retrieval arms over a labelled task set and report metrics, paired bootstrap
 //! intervals against the reverse arm, a failure analysis and plots.
 //!
-//! Every arm runs with the same [`RetrieveOptions`] except [`RetrieveOptions::mode`]
-//! ([`arm_options`]), so differences between arms come from the graph operation alone.
+//! Every arm runs with the same [`RetrieveOptions`] except the graph operation
+//! ([`RetrieveOptions::mode`]) and the seed source ([`SeedParams::source`]) that its name
+//! gives ([`arm_options`]), so differences between arms come from those alone.
 
 use crate::EvalArgs;
 use crate::eval_report::{ArmTask, EvalReport, OracleRef, TaskRecord};
 use anyhow::{Context, Result, bail, ensure};
 use gos_core::bootstrap::{Interval, paired_interval};
+use gos_core::dense::SentenceEncoder;
 use gos_core::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
 use gos_core::retrieve::rank_of;
+use gos_core::seed::{SeedParams, SeedSource};
 use gos_core::{EdgeType, RetrievalMode, RetrieveOptions, Retriever, Workspace};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Deserialize;
@@ -22,9 +25,6 @@ pub const DEFAULT_ARMS: &str = "reverse/lexical,forward/lexical,one-hop/lexical,
 /// Confidence level of the bootstrap intervals.
 pub const LEVEL: f64 = 0.95;
 
-/// Seed sources this workspace can run.
-const SEED_SOURCES: [&str; 1] = ["lexical"];
-
 /// One retrieval configuration under test, named `MODE/SEEDS[/RERANKER]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arm {
@@ -32,13 +32,15 @@ pub struct Arm {
     pub name: String,
     /// Graph operation.
     pub mode: RetrievalMode,
+    /// Seed source.
+    pub source: SeedSource,
 }
 
 /// Parse one arm name `MODE/SEEDS[/RERANKER]`. A bare `MODE` means lexical seeds.
 ///
 /// # Errors
-/// An unknown mode, a seed source other than `lexical`, or any reranker: only lexical seeds
-/// with the built-in field-evidence scoring exist in this workspace.
+/// An unknown mode or seed source, or any reranker: only the built-in field-evidence scoring
+/// exists.
 pub fn parse_arm(spec: &str) -> Result<Arm> {
     let parts: Vec<&str> = spec.trim().split('/').map(str::trim).collect();
     ensure!(
@@ -47,14 +49,7 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
     );
     let mode: RetrievalMode = parts[0].parse().with_context(|| format!("arm `{spec}`"))?;
     let seeds = parts.get(1).copied().unwrap_or("lexical");
-    if !SEED_SOURCES.contains(&seeds) {
-        let known = if matches!(seeds, "dense" | "hybrid" | "semantic") {
-            "it is not available in this workspace (dense and hybrid seeds arrive with a later issue)"
-        } else {
-            "it is not a known seed source"
-        };
-        bail!("arm `{spec}`: seed source `{seeds}`: {known}; the only seed source is `lexical`");
-    }
+    let source: SeedSource = seeds.parse().with_context(|| format!("arm `{spec}`"))?;
     if let Some(reranker) = parts.get(2) {
         bail!(
             "arm `{spec}`: reranker `{reranker}` is not available in this workspace (only the \
@@ -65,6 +60,7 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
     Ok(Arm {
         name: format!("{}/{seeds}", mode.as_str()),
         mode,
+        source,
     })
 }
 
@@ -87,10 +83,14 @@ pub fn parse_arms(list: &str) -> Result<Vec<Arm>> {
     Ok(arms)
 }
 
-/// The options of one arm: `base` with the arm's mode, nothing else changed.
+/// The options of one arm: `base` with the arm's mode and seed source, nothing else changed.
 pub fn arm_options(base: &RetrieveOptions, arm: &Arm) -> RetrieveOptions {
     RetrieveOptions {
         mode: arm.mode,
+        seeds: SeedParams {
+            source: arm.source,
+            ..base.seeds
+        },
         ..*base
     }
 }
@@ -201,9 +201,13 @@ pub fn run_arms(
     tasks: &[TaskLine],
     arms: &[Arm],
     base: &RetrieveOptions,
+    encoder: Option<&SentenceEncoder>,
     quiet: bool,
 ) -> Result<Vec<TaskRecord>> {
-    let retriever = Retriever::new(ws);
+    let mut retriever = Retriever::new(ws);
+    if let Some(e) = encoder {
+        retriever = retriever.with_encoder(e)?;
+    }
     let dependency_edges: Vec<(usize, usize)> = ws
         .graph
         .indexed_edges()
@@ -216,11 +220,27 @@ pub fn run_arms(
         bar.set_message(task.id.clone());
         let oracles = match_oracles(ws, task);
         let available: Vec<usize> = oracles.iter().filter_map(|o| o.node).collect();
+        // Embed the task once; every arm that needs it gets the vector and is charged the
+        // encoding time, so latencies stay comparable with `gos retrieve`.
+        let (query_vectors, encode_ms) = if encoder.is_some() {
+            let t = std::time::Instant::now();
+            let v = retriever
+                .embed_query(&task.instruction, base.seeds.query_chunks)
+                .with_context(|| format!("embedding task `{}`", task.id))?;
+            (Some(v), t.elapsed().as_secs_f64() * 1e3)
+        } else {
+            (None, 0.0)
+        };
         let mut per_arm = Vec::with_capacity(arms.len());
         for arm in arms {
-            let r = retriever
-                .retrieve(&task.instruction, &arm_options(base, arm))
+            let opts = arm_options(base, arm);
+            let mut r = retriever
+                .retrieve_embedded(&task.instruction, query_vectors.as_deref(), &opts)
                 .with_context(|| format!("task `{}`, arm {}", task.id, arm.name))?;
+            if arm.source.needs_vectors() {
+                r.timings.encode = encode_ms;
+                r.timings.total += encode_ms;
+            }
             let bundle_nodes: Vec<usize> = r.bundle.skills.iter().map(|s| s.node).collect();
             let ranked: Vec<usize> = r.ranked.iter().map(|s| s.node).collect();
             let context_chars = r.bundle.rendered_context.chars().count();
@@ -237,7 +257,7 @@ pub fn run_arms(
                 r.ranked
                     .iter()
                     .find(|s| s.node == node)
-                    .and_then(|s| s.lexical_rank)
+                    .and_then(|s| s.pool_rank)
             };
             per_arm.push(ArmTask {
                 status: r.bundle.status.as_str(),
@@ -320,8 +340,14 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let tasks = load_tasks(&args.tasks)?;
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
-    let base = RetrieveOptions::default();
-    let records = run_arms(&ws, &tasks, &arms, &base, args.quiet)?;
+    let mut base = RetrieveOptions::default();
+    base.seeds.fusion = args.fusion.parse()?;
+    base.rerank.dense = args.dense_weight;
+    base.seeds.query_chunks = args.query_chunks;
+    let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
+    let encoder =
+        crate::encoder_arg::load(&ws, needs_vectors, args.model_dir.as_deref(), &args.device)?;
+    let records = run_arms(&ws, &tasks, &arms, &base, encoder.as_ref(), args.quiet)?;
     let baseline = baseline_index(&arms);
     let ci = intervals(&records, &arms, baseline, args.resamples, args.seed);
     let report = EvalReport::new(&arms, baseline, records, ci, &base, &args, &ws);

@@ -3,6 +3,7 @@
 //! All flags are defined in this file; each subcommand's work lives in its own module.
 
 mod build_cmd;
+mod encoder_arg;
 mod eval_cmd;
 mod eval_plots;
 mod eval_report;
@@ -49,6 +50,26 @@ struct BuildArgs {
     /// Most producers kept per consumer for I/O dependency edges.
     #[arg(long, default_value_t = 5)]
     max_producers: usize,
+    /// Sentence encoder directory in Hugging Face layout (config.json, tokenizer.json,
+    /// model.safetensors), e.g. models/all-MiniLM-L6-v2 from scripts/setup-model.sh. With it the
+    /// workspace gets skill vectors for dense and hybrid seeds; without it, lexical only.
+    #[arg(long, env = "GOS_MODEL_DIR")]
+    model_dir: Option<PathBuf>,
+    /// Build without vectors even when GOS_MODEL_DIR is set.
+    #[arg(long, conflicts_with = "model_dir")]
+    no_embed: bool,
+    /// Text of each skill that is embedded: description, card, body or sectioned.
+    #[arg(long, default_value = "card")]
+    view: String,
+    /// Texts per encoder forward pass.
+    #[arg(long, default_value_t = gos_core::dense::encoder::DEFAULT_BATCH_SIZE)]
+    embed_batch: usize,
+    /// Libraries with at least this many skills also get an HNSW index (exact search below).
+    #[arg(long, default_value_t = gos_core::dense::index::DEFAULT_HNSW_THRESHOLD)]
+    hnsw_threshold: usize,
+    /// Device of the sentence encoder: cpu, or cuda:N with a `--features cuda` build.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Print the build report as one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -76,10 +97,34 @@ struct RetrieveArgs {
     /// Most characters of the whole rendered context.
     #[arg(long, default_value_t = 12000)]
     max_context_chars: usize,
-    /// Relevance floor: NO_SKILL_HIT when the best BM25 score divided by the query's idf
-    /// mass is below it (default 0.5).
+    /// First-stage seeds: lexical (BM25), dense (sentence encoder), or hybrid (both, fused).
+    /// Default: hybrid when the workspace has vectors, else lexical.
+    #[arg(long)]
+    seeds: Option<String>,
+    /// Fusion of hybrid seeds: rrf (k = 60), rrf:K, or weighted:W (W = lexical weight).
+    #[arg(long, default_value = "rrf")]
+    fusion: String,
+    /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
+    #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
+    dense_weight: f64,
+    /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
+    /// best cosine over them.
+    #[arg(long)]
+    query_chunks: bool,
+    /// Sentence encoder for the query (default: the model the workspace was built with).
+    #[arg(long, env = "GOS_MODEL_DIR")]
+    model_dir: Option<PathBuf>,
+    /// Device of the query encoder: cpu, or cuda:N with a `--features cuda` build.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
+    /// by the query's idf mass is below it (default 0.5).
     #[arg(long)]
     min_score: Option<f32>,
+    /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best query-skill
+    /// cosine is below it.
+    #[arg(long, default_value_t = gos_core::retrieve::DEFAULT_MIN_DENSE_SCORE)]
+    min_dense_score: f32,
     /// Print one JSON object instead of the rendered context.
     #[arg(long)]
     json: bool,
@@ -112,9 +157,26 @@ struct EvalArgs {
     #[arg(long)]
     out: PathBuf,
     /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
-    /// no-graph; seeds lexical. Intervals compare each arm with the reverse arm.
+    /// no-graph; seeds lexical, dense, hybrid. Intervals compare each arm with the first
+    /// reverse arm.
     #[arg(long, default_value = eval_cmd::DEFAULT_ARMS)]
     arms: String,
+    /// Fusion of hybrid seeds: rrf (k = 60), rrf:K, or weighted:W.
+    #[arg(long, default_value = "rrf")]
+    fusion: String,
+    /// Weight of the dense (cosine) evidence in the final score.
+    #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
+    dense_weight: f64,
+    /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
+    /// best cosine over them.
+    #[arg(long)]
+    query_chunks: bool,
+    /// Sentence encoder for dense and hybrid arms (default: the workspace's model).
+    #[arg(long, env = "GOS_MODEL_DIR")]
+    model_dir: Option<PathBuf>,
+    /// Device of the query encoder.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
     resamples: usize,

@@ -1,6 +1,7 @@
 //! `gos retrieve`.
 
 use crate::RetrieveArgs;
+use crate::encoder_arg;
 use anyhow::{Context, Result};
 use gos_core::hydrate::Budgets;
 use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
@@ -35,11 +36,25 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     if let Some(floor) = args.min_score {
         opts.min_seed_score = floor;
     }
+    opts.min_dense_score = args.min_dense_score;
+    opts.seeds.fusion = args.fusion.parse()?;
+    opts.rerank.dense = args.dense_weight;
+    opts.seeds.query_chunks = args.query_chunks;
     let t_open = Instant::now();
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    opts.seeds.source = encoder_arg::seed_source(args.seeds.as_deref(), &ws)?;
+    let encoder = encoder_arg::load(
+        &ws,
+        opts.seeds.source.needs_vectors(),
+        args.model_dir.as_deref(),
+        &args.device,
+    )?;
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
-    let retriever = Retriever::new(&ws);
+    let mut retriever = Retriever::new(&ws);
+    if let Some(e) = &encoder {
+        retriever = retriever.with_encoder(e)?;
+    }
     let r = retriever.retrieve(&query, &opts)?;
     if !args.json {
         print!("{}", r.bundle.rendered_context);
@@ -65,18 +80,21 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         "status": r.bundle.status.as_str(),
         "query": query,
         "mode": mode.as_str(),
+        "seed_source": r.source.as_str(),
         "skills": skills,
         "rendered_context": r.bundle.rendered_context,
         "context_chars": r.bundle.rendered_context.chars().count(),
         "seeds": r.seeds.iter().map(|s| json!({
             "id": ws.manifest.nodes[s.node].id,
             "rank": s.rank,
-            "bm25": s.score,
+            "score": s.score,
             "weight": s.weight,
         })).collect::<Vec<_>>(),
         "top_seed_score": r.top_seed_score,
+        "top_dense_score": r.top_dense_score,
         "timings_ms": {
             "open": open_ms,
+            "encode": r.timings.encode,
             "seed": r.timings.seed,
             "diffuse": r.timings.diffuse,
             "rerank": r.timings.rerank,

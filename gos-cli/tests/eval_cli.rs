@@ -220,7 +220,7 @@ fn unavailable_arms_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let tasks = fixtures().join("tasks.jsonl");
     for (arm, needle) in [
-        ("reverse/dense", "not available in this workspace"),
+        ("reverse/semantic", "not one of lexical, dense, hybrid"),
         ("reverse/lexical/cross-encoder", "reranker"),
     ] {
         let out = gos(&[
@@ -266,7 +266,7 @@ fn arms_share_seeds_and_lexical_pool() {
             let mut p: Vec<(usize, usize, f32)> = r
                 .ranked
                 .iter()
-                .filter_map(|s| s.lexical_rank.map(|l| (s.node, l, s.lexical_score)))
+                .filter_map(|s| s.pool_rank.map(|l| (s.node, l, s.pool_score)))
                 .collect();
             p.sort_by_key(|e| e.1);
             p

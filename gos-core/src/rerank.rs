@@ -1,8 +1,10 @@
 //! Reranking: the final order of candidates from graph score and field evidence.
 //!
-//! `score(v) = graph * g(v)/max g + lexical * b(v)/max b + name * c(v)` where `g` is the
-//! diffusion score (PPR, one-hop mass, or the personalization vector itself in no-graph mode),
-//! `b` the BM25 score over the boosted fields (0 outside the lexical pool) and `c` the share of
+//! `score(v) = graph * g(v)/max g + lexical * b(v)/max b + dense * d(v) + name * c(v)` where `g`
+//! is the diffusion score (PPR, one-hop mass, or the personalization vector itself in no-graph
+//! mode), `b` the BM25 score over the boosted fields (0 outside the BM25 pool), `d` the cosine
+//! with the query min-max normalized over the dense pool (0 outside it, and for lexical seeds,
+//! which compute no cosines) and `c` the share of
 //! the skill name's tokens present in the query (token level with word boundaries, so a skill
 //! named `ck` does not match "check", the reference's §7.16 flaw). Both scores are normalized
 //! to [0, 1] before mixing, unlike the reference where summed field terms dwarfed PPR mass
@@ -18,7 +20,25 @@ pub struct RerankWeights {
     pub graph: f64,
     /// Weight of the normalized BM25 field evidence.
     pub lexical: f64,
+    /// Weight of the normalized dense (cosine) evidence; only dense and hybrid seeds have it.
+    pub dense: f64,
     /// Weight of the query's coverage of the skill name.
+    pub name: f64,
+}
+
+/// Default [`RerankWeights::dense`], chosen on the DEV set (docs/evaluation.md).
+pub const DEFAULT_DENSE_WEIGHT: f64 = 0.5;
+
+/// The evidence of one candidate, each signal with the maximum it is normalized by.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Evidence {
+    /// Graph score and the largest graph score of the query.
+    pub graph: (f64, f64),
+    /// BM25 score (0 outside the pool) and the best BM25 score of the query.
+    pub lexical: (f64, f64),
+    /// Dense evidence already normalized to [0, 1].
+    pub dense: f64,
+    /// Name coverage in [0, 1].
     pub name: f64,
 }
 
@@ -27,6 +47,7 @@ impl Default for RerankWeights {
         RerankWeights {
             graph: 1.0,
             lexical: 1.0,
+            dense: DEFAULT_DENSE_WEIGHT,
             name: 0.1,
         }
     }
@@ -46,26 +67,10 @@ pub fn name_coverage(name_tokens: &[String], query_terms: &BTreeMap<String, u32>
     hit as f64 / useful.len() as f64
 }
 
-/// Combine the three evidence values for one node (see the module docs).
-pub fn combine(
-    w: &RerankWeights,
-    graph: f64,
-    max_graph: f64,
-    lexical: f64,
-    max_lexical: f64,
-    name_cov: f64,
-) -> f64 {
-    let g = if max_graph > 0.0 {
-        graph / max_graph
-    } else {
-        0.0
-    };
-    let b = if max_lexical > 0.0 {
-        lexical / max_lexical
-    } else {
-        0.0
-    };
-    w.graph * g + w.lexical * b + w.name * name_cov
+/// Combine the evidence of one node (see the module docs).
+pub fn combine(w: &RerankWeights, e: &Evidence) -> f64 {
+    let ratio = |(v, max): (f64, f64)| if max > 0.0 { v / max } else { 0.0 };
+    w.graph * ratio(e.graph) + w.lexical * ratio(e.lexical) + w.dense * e.dense + w.name * e.name
 }
 
 #[cfg(test)]
@@ -84,7 +89,14 @@ mod tests {
     #[test]
     fn combine_normalizes_each_signal() {
         let w = RerankWeights::default();
-        assert!((combine(&w, 0.2, 0.4, 5.0, 10.0, 1.0) - (0.5 + 0.5 + 0.1)).abs() < 1e-12);
-        assert_eq!(combine(&w, 0.0, 0.0, 0.0, 0.0, 0.0), 0.0);
+        let e = Evidence {
+            graph: (0.2, 0.4),
+            lexical: (5.0, 10.0),
+            dense: 0.6,
+            name: 1.0,
+        };
+        let expected = 0.5 + 0.5 + DEFAULT_DENSE_WEIGHT * 0.6 + 0.1;
+        assert!((combine(&w, &e) - expected).abs() < 1e-12);
+        assert_eq!(combine(&w, &Evidence::default()), 0.0);
     }
 }

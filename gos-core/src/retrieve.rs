@@ -1,12 +1,15 @@
 //! The online pipeline: seeds -> diffusion -> rerank -> hydration.
 
+use crate::dense::SentenceEncoder;
 use crate::error::{Error, Result};
 use crate::graph::EdgeType;
 use crate::hydrate::{Budgets, Bundle, HydrationInput, hydrate, no_hit};
 use crate::lexical::LexicalIndex;
 use crate::ppr::{PprParams, personalized_pagerank};
-use crate::rerank::{RerankWeights, combine, name_coverage};
-use crate::seed::{Seed, SeedParams, lexical_seeds};
+use crate::rerank::{Evidence, RerankWeights, combine, name_coverage};
+use crate::seed::{
+    Fusion, Seed, SeedParams, SeedSource, reciprocal_rank_fusion, seeds_from_pool, weighted_fusion,
+};
 use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -81,10 +84,14 @@ pub struct RetrieveOptions {
     pub rerank: RerankWeights,
     /// Bundle budgets.
     pub budgets: Budgets,
-    /// Relevance floor: NO_SKILL_HIT when the best BM25 score divided by the query's idf mass
-    /// ([`LexicalIndex::idf_mass`]) is below it. Default from the DEV and unrelated-query
-    /// measurements in docs/evaluation.md.
+    /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
+    /// by the query's idf mass ([`LexicalIndex::idf_mass`]) is below it. Default from the DEV
+    /// and unrelated-query measurements in docs/evaluation.md.
     pub min_seed_score: f32,
+    /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best cosine
+    /// between the query and a skill embedding is below it. Default from the DEV and
+    /// unrelated-query measurements in docs/evaluation.md.
+    pub min_dense_score: f32,
     /// Candidates whose final score is below this share of the best final score are not
     /// hydrated (0 keeps all reached candidates).
     pub min_relative_score: f64,
@@ -99,10 +106,14 @@ impl Default for RetrieveOptions {
             rerank: RerankWeights::default(),
             budgets: Budgets::default(),
             min_seed_score: 0.5,
+            min_dense_score: DEFAULT_MIN_DENSE_SCORE,
             min_relative_score: 0.05,
         }
     }
 }
+
+/// Default [`RetrieveOptions::min_dense_score`] (all-MiniLM-L6-v2 cosine; docs/evaluation.md).
+pub const DEFAULT_MIN_DENSE_SCORE: f32 = 0.30;
 
 /// One entry of the ranked list before hydration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -115,10 +126,14 @@ pub struct RankedSkill {
     pub score: f64,
     /// Graph score (PPR mass, one-hop mass or seed weight), unnormalized.
     pub graph_score: f64,
-    /// BM25 score, 0 outside the lexical pool.
-    pub lexical_score: f32,
-    /// 1-based rank in the lexical pool.
-    pub lexical_rank: Option<usize>,
+    /// First-stage score (BM25, cosine or fused, by seed source), 0 outside the pool.
+    pub pool_score: f32,
+    /// 1-based rank in the first-stage pool.
+    pub pool_rank: Option<usize>,
+    /// BM25 score when the node is in the BM25 top-`pool_k`.
+    pub bm25_score: Option<f32>,
+    /// Cosine with the query when the node is in the dense top-`pool_k`.
+    pub dense_score: Option<f32>,
     /// 1-based seed rank.
     pub seed_rank: Option<usize>,
 }
@@ -126,7 +141,9 @@ pub struct RankedSkill {
 /// Milliseconds per stage.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct Timings {
-    /// Query analysis and BM25.
+    /// Query embedding by the sentence encoder (0 for lexical seeds).
+    pub encode: f64,
+    /// Query analysis, BM25, dense search and fusion (encoding excluded).
     pub seed: f64,
     /// Graph operation.
     pub diffuse: f64,
@@ -145,9 +162,14 @@ pub struct Retrieval {
     pub mode: RetrievalMode,
     /// Seeds of the diffusion.
     pub seeds: Vec<Seed>,
-    /// Best BM25 score divided by the query's idf mass (the relevance-floor evidence), 0
-    /// without hits.
+    /// Seed source used.
+    pub source: SeedSource,
+    /// Best BM25 score divided by the query's idf mass (the lexical relevance-floor
+    /// evidence), 0 without hits or without a BM25 list.
     pub top_seed_score: f32,
+    /// Best cosine between the query and a skill (the dense relevance-floor evidence), when
+    /// dense retrieval ran.
+    pub top_dense_score: Option<f32>,
     /// All candidates in final order (the ranked list that hit@k and recall@k read).
     pub ranked: Vec<RankedSkill>,
     /// The hydrated bundle.
@@ -160,6 +182,7 @@ pub struct Retrieval {
 pub struct Retriever<'w> {
     ws: &'w Workspace,
     name_tokens: Vec<Vec<String>>,
+    encoder: Option<&'w SentenceEncoder>,
 }
 
 fn ms(since: Instant) -> f64 {
@@ -176,7 +199,41 @@ impl<'w> Retriever<'w> {
             .iter()
             .map(|n| tokens(&mut a, &n.name))
             .collect();
-        Retriever { ws, name_tokens }
+        Retriever {
+            ws,
+            name_tokens,
+            encoder: None,
+        }
+    }
+
+    /// Use `encoder` for query embeddings (needed by dense and hybrid seeds).
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] (option `model-dir`) when the workspace has no vectors or they
+    /// come from another model than `encoder`.
+    pub fn with_encoder(mut self, encoder: &'w SentenceEncoder) -> Result<Self> {
+        let Some(dense) = &self.ws.dense else {
+            return Err(Error::InvalidOption {
+                name: "model-dir",
+                reason: format!(
+                    "workspace {} has no skill vectors; rebuild it with `gos build --model-dir DIR`",
+                    self.ws.dir().display()
+                ),
+            });
+        };
+        if dense.info.model != encoder.model_id() {
+            return Err(Error::InvalidOption {
+                name: "model-dir",
+                reason: format!(
+                    "the workspace vectors come from {} but the query encoder is {}; use the \
+                     same model directory or rebuild the workspace",
+                    dense.info.model,
+                    encoder.model_id()
+                ),
+            });
+        }
+        self.encoder = Some(encoder);
+        Ok(self)
     }
 
     /// The workspace.
@@ -189,10 +246,84 @@ impl<'w> Retriever<'w> {
     /// # Errors
     /// Index errors while searching or reading stored content.
     pub fn retrieve(&self, query: &str, opts: &RetrieveOptions) -> Result<Retrieval> {
+        self.retrieve_embedded(query, None, opts)
+    }
+
+    /// Embed `query` with the retriever's encoder: unit vectors of the encoder's dimension,
+    /// the whole text first, then (with `chunks`) one per passage of
+    /// [`crate::dense::query_passages`]. A skill's dense score is its best cosine over them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] without an encoder; encoder failures.
+    pub fn embed_query(&self, query: &str, chunks: bool) -> Result<Vec<Vec<f32>>> {
+        let encoder = self.encoder.ok_or_else(|| Error::InvalidOption {
+            name: "seeds",
+            reason: "dense and hybrid seeds need a query encoder (--model-dir)".into(),
+        })?;
+        let mut texts = vec![query.to_string()];
+        if chunks {
+            texts.extend(crate::dense::query_passages(query));
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        encoder.encode(&refs)
+    }
+
+    /// [`Retriever::retrieve`] with the query embedding computed beforehand (e.g. once per
+    /// task for several evaluation arms); `None` embeds the query here when the seed source
+    /// needs it. `query_vectors` must come from [`Retriever::embed_query`] with
+    /// `opts.seeds.query_chunks`.
+    ///
+    /// # Errors
+    /// As [`Retriever::retrieve`].
+    pub fn retrieve_embedded(
+        &self,
+        query: &str,
+        query_vectors: Option<&[Vec<f32>]>,
+        opts: &RetrieveOptions,
+    ) -> Result<Retrieval> {
         let start = Instant::now();
+        let source = opts.seeds.source;
+        let pool_k = opts.seeds.pool_k.max(opts.seeds.seed_k);
         let terms = LexicalIndex::query_terms(query);
-        let seeding = lexical_seeds(&self.ws.lexical, &terms, &opts.seeds)?;
-        let t_seed = ms(start);
+        let (dense, t_encode) = if source.needs_vectors() {
+            let Some(set) = &self.ws.dense else {
+                return Err(Error::InvalidOption {
+                    name: "seeds",
+                    reason: format!(
+                        "{source} seeds need skill vectors: build the workspace with --model-dir"
+                    ),
+                });
+            };
+            let t = Instant::now();
+            let q = match query_vectors {
+                Some(v) => v.to_vec(),
+                None => self.embed_query(query, opts.seeds.query_chunks)?,
+            };
+            let t_encode = ms(t);
+            (set.search_many(&q, pool_k), t_encode)
+        } else {
+            (Vec::new(), 0.0)
+        };
+        let lexical = if source == SeedSource::Dense {
+            Vec::new()
+        } else {
+            self.ws.lexical.search(&terms, pool_k)?
+        };
+        let pool = match (source, opts.seeds.fusion) {
+            (SeedSource::Lexical, _) => lexical.clone(),
+            (SeedSource::Dense, _) => dense.clone(),
+            (SeedSource::Hybrid, Fusion::Rrf { k }) => {
+                reciprocal_rank_fusion(&[&lexical, &dense], k)
+            }
+            (SeedSource::Hybrid, Fusion::Weighted { lexical: w }) => {
+                weighted_fusion(&lexical, &dense, w)
+            }
+        };
+        let seeding = crate::seed::Seeding {
+            seeds: seeds_from_pool(&pool, &opts.seeds),
+            pool,
+        };
+        let t_seed = ms(start) - t_encode;
 
         let t = Instant::now();
         let n = self.ws.len();
@@ -213,16 +344,28 @@ impl<'w> Retriever<'w> {
         let t_diffuse = ms(t);
 
         let t = Instant::now();
-        let ranked = self.rank(&terms, &seeding.pool, &seeding.seeds, &graph_scores, opts);
+        let lists = FirstStage {
+            pool: &seeding.pool,
+            bm25: &lexical,
+            dense: &dense,
+        };
+        let ranked = self.rank(&terms, &lists, &seeding.seeds, &graph_scores, opts);
         let t_rerank = ms(t);
 
         let t = Instant::now();
         let mass = self.ws.lexical.idf_mass(&terms)?;
-        let top_seed_score = match seeding.pool.first() {
+        let top_seed_score = match lexical.first() {
             Some(h) if mass > 0.0 => h.1 / mass,
             _ => 0.0,
         };
-        let bundle = if ranked.is_empty() || top_seed_score < opts.min_seed_score {
+        let top_dense_score = source
+            .needs_vectors()
+            .then(|| dense.first().map_or(0.0, |h| h.1));
+        let relevant = match top_dense_score {
+            Some(cos) => cos >= opts.min_dense_score,
+            None => top_seed_score >= opts.min_seed_score,
+        };
+        let bundle = if ranked.is_empty() || !relevant {
             no_hit(query)
         } else {
             // `ranked` is sorted by descending score, so the candidates above the relative
@@ -244,10 +387,13 @@ impl<'w> Retriever<'w> {
         Ok(Retrieval {
             mode: opts.mode,
             seeds: seeding.seeds,
+            source,
             top_seed_score,
+            top_dense_score,
             ranked,
             bundle,
             timings: Timings {
+                encode: t_encode,
                 seed: t_seed,
                 diffuse: t_diffuse,
                 rerank: t_rerank,
@@ -283,18 +429,30 @@ impl<'w> Retriever<'w> {
     fn rank(
         &self,
         terms: &BTreeMap<String, u32>,
-        pool: &[(usize, f32)],
+        lists: &FirstStage<'_>,
         seeds: &[Seed],
         graph_scores: &[f64],
         opts: &RetrieveOptions,
     ) -> Vec<RankedSkill> {
+        let pool = lists.pool;
         let mut lex_rank: BTreeMap<usize, (usize, f32)> = BTreeMap::new();
         for (i, &(node, score)) in pool.iter().enumerate() {
             lex_rank.insert(node, (i + 1, score));
         }
+        let bm25: BTreeMap<usize, f32> = lists.bm25.iter().copied().collect();
+        let dense: BTreeMap<usize, f32> = lists.dense.iter().copied().collect();
         let seed_rank: BTreeMap<usize, usize> = seeds.iter().map(|s| (s.node, s.rank)).collect();
         let max_graph = graph_scores.iter().cloned().fold(0.0, f64::max);
-        let max_lex = pool.first().map(|h| h.1 as f64).unwrap_or(0.0);
+        let max_bm25 = lists.bm25.first().map(|h| h.1 as f64).unwrap_or(0.0);
+        let (dmax, dmin) = (
+            lists.dense.first().map(|h| h.1).unwrap_or(0.0),
+            lists.dense.last().map(|h| h.1).unwrap_or(0.0),
+        );
+        let dense_norm = |node: usize| match dense.get(&node) {
+            Some(&c) if dmax > dmin => ((c - dmin) / (dmax - dmin)) as f64,
+            Some(_) => 1.0,
+            None => 0.0,
+        };
         let mut candidates: Vec<usize> = lex_rank.keys().copied().collect();
         candidates.extend(
             graph_scores
@@ -316,15 +474,18 @@ impl<'w> Retriever<'w> {
                     id: self.ws.manifest.nodes[node].id.clone(),
                     score: combine(
                         &opts.rerank,
-                        graph_scores[node],
-                        max_graph,
-                        lscore as f64,
-                        max_lex,
-                        cov,
+                        &Evidence {
+                            graph: (graph_scores[node], max_graph),
+                            lexical: (bm25.get(&node).copied().unwrap_or(0.0) as f64, max_bm25),
+                            dense: dense_norm(node),
+                            name: cov,
+                        },
                     ),
                     graph_score: graph_scores[node],
-                    lexical_score: lscore,
-                    lexical_rank: lrank,
+                    pool_score: lscore,
+                    pool_rank: lrank,
+                    bm25_score: bm25.get(&node).copied(),
+                    dense_score: dense.get(&node).copied(),
                     seed_rank: seed_rank.get(&node).copied(),
                 }
             })
@@ -336,8 +497,18 @@ impl<'w> Retriever<'w> {
     /// Why `r` is a candidate: its seed or lexical rank, or the graph edge linking it to a
     /// better-ranked candidate.
     fn reason(&self, above: &[RankedSkill], r: &RankedSkill, mode: RetrievalMode) -> String {
+        let evidence = || {
+            let mut parts = Vec::new();
+            if let Some(b) = r.bm25_score {
+                parts.push(format!("BM25 {b:.1}"));
+            }
+            if let Some(c) = r.dense_score {
+                parts.push(format!("cosine {c:.2}"));
+            }
+            parts.join(", ")
+        };
         if let Some(s) = r.seed_rank {
-            return format!("seed match (BM25 rank {s})");
+            return format!("seed match (rank {s}: {})", evidence());
         }
         let nodes = &self.ws.manifest.nodes;
         if matches!(
@@ -363,8 +534,8 @@ impl<'w> Retriever<'w> {
                 }
             }
         }
-        match r.lexical_rank {
-            Some(l) => format!("lexical match (BM25 rank {l})"),
+        match r.pool_rank {
+            Some(l) => format!("first-stage match (rank {l}: {})", evidence()),
             None => "reached by graph diffusion".to_string(),
         }
     }
@@ -388,6 +559,16 @@ impl<'w> Retriever<'w> {
             content,
         })
     }
+}
+
+/// The first-stage lists of one query.
+struct FirstStage<'a> {
+    /// The pool the seeds were drawn from (BM25, dense or fused).
+    pool: &'a [(usize, f32)],
+    /// BM25 top-`pool_k` (empty for dense seeds).
+    bm25: &'a [(usize, f32)],
+    /// Dense top-`pool_k` (empty for lexical seeds).
+    dense: &'a [(usize, f32)],
 }
 
 /// Convenience for tests and tools: the rank (1-based) of `node` in `ranked`.

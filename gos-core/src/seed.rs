@@ -1,14 +1,171 @@
-//! Seeding: the lexical candidate pool and the seed set that personalizes the diffusion.
+//! Seeding: the first-stage candidate pool and the seed set that personalizes the diffusion.
 //!
-//! The pool is the BM25 top-`pool_k` over all fields ([`crate::lexical`]); the seed set is its
-//! first `seed_k` entries. The reference took 5 seeds with harmonic rank weights
+//! The pool is the BM25 top-`pool_k` over all fields ([`crate::lexical`]), the dense top-`pool_k`
+//! by cosine ([`crate::dense`]), or both fused ([`SeedSource::Hybrid`]: reciprocal rank fusion
+//! by default, or a weighted sum of min-max normalized scores); the seed set is its first
+//! `seed_k` entries. The reference took 5 seeds with harmonic rank weights
 //! ([C] `build_rank_distribution`: w_r = (1/r)/H_n); gos weights seeds by their BM25 score
 //! relative to the best one by default, which keeps a clear winner from being diluted by weak
 //! runners-up, and keeps the harmonic weights as an option.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::lexical::LexicalIndex;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
+
+/// Where the first-stage pool comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SeedSource {
+    /// BM25 only.
+    #[default]
+    Lexical,
+    /// Dense retrieval only (cosine over the skill embeddings).
+    Dense,
+    /// BM25 and dense lists fused ([`Fusion`]).
+    Hybrid,
+}
+
+impl SeedSource {
+    /// All sources.
+    pub const ALL: [SeedSource; 3] = [SeedSource::Lexical, SeedSource::Dense, SeedSource::Hybrid];
+
+    /// Command-line name (`lexical`, `dense`, `hybrid`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeedSource::Lexical => "lexical",
+            SeedSource::Dense => "dense",
+            SeedSource::Hybrid => "hybrid",
+        }
+    }
+
+    /// Whether this source needs skill embeddings and a query encoder.
+    pub fn needs_vectors(self) -> bool {
+        self != SeedSource::Lexical
+    }
+}
+
+impl FromStr for SeedSource {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        SeedSource::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| Error::InvalidOption {
+                name: "seeds",
+                reason: format!("`{s}` is not one of lexical, dense, hybrid"),
+            })
+    }
+}
+
+impl std::fmt::Display for SeedSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the BM25 and dense lists are fused for [`SeedSource::Hybrid`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// Reciprocal rank fusion: `sum over lists of 1 / (k + rank)`, rank 1-based
+    /// (Cormack, Clarke and Buettcher 2009; k = 60 there and by default here).
+    Rrf {
+        /// Rank offset k (> 0).
+        k: f64,
+    },
+    /// `w * lexical + (1 - w) * dense` over scores min-max normalized within each list
+    /// (a node missing from a list scores 0 there).
+    Weighted {
+        /// Weight w of the lexical list, in [0, 1].
+        lexical: f64,
+    },
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion::Rrf { k: 60.0 }
+    }
+}
+
+impl FromStr for Fusion {
+    type Err = Error;
+    /// `rrf`, `rrf:K` (K > 0), or `weighted:W` (W in [0, 1], the lexical weight).
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |reason: String| Error::InvalidOption {
+            name: "fusion",
+            reason,
+        };
+        let (kind, arg) = match s.split_once(':') {
+            Some((k, a)) => (k, Some(a)),
+            None => (s, None),
+        };
+        let num = |a: &str| {
+            a.parse::<f64>()
+                .map_err(|_| bad(format!("`{a}` in `{s}` is not a number")))
+        };
+        match (kind, arg) {
+            ("rrf", None) => Ok(Fusion::default()),
+            ("rrf", Some(a)) => match num(a)? {
+                k if k > 0.0 => Ok(Fusion::Rrf { k }),
+                _ => Err(bad(format!("`{s}`: K must be > 0"))),
+            },
+            ("weighted", Some(a)) => match num(a)? {
+                w if (0.0..=1.0).contains(&w) => Ok(Fusion::Weighted { lexical: w }),
+                _ => Err(bad(format!("`{s}`: W must be in [0, 1]"))),
+            },
+            _ => Err(bad(format!("`{s}` is not rrf, rrf:K or weighted:W"))),
+        }
+    }
+}
+
+impl std::fmt::Display for Fusion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fusion::Rrf { k } => write!(f, "rrf:{k}"),
+            Fusion::Weighted { lexical } => write!(f, "weighted:{lexical}"),
+        }
+    }
+}
+
+/// Reciprocal rank fusion of ranked lists (each by descending score): `(node, fused score)` by
+/// descending fused score, ties by node index.
+pub fn reciprocal_rank_fusion(lists: &[&[(usize, f32)]], k: f64) -> Vec<(usize, f32)> {
+    let mut fused: HashMap<usize, f64> = HashMap::new();
+    for list in lists {
+        for (r, &(node, _)) in list.iter().enumerate() {
+            *fused.entry(node).or_insert(0.0) += 1.0 / (k + (r + 1) as f64);
+        }
+    }
+    sorted(fused)
+}
+
+/// Weighted fusion of a lexical and a dense list (see [`Fusion::Weighted`]).
+pub fn weighted_fusion(
+    lexical: &[(usize, f32)],
+    dense: &[(usize, f32)],
+    lexical_weight: f64,
+) -> Vec<(usize, f32)> {
+    let mut fused: HashMap<usize, f64> = HashMap::new();
+    for (list, w) in [(lexical, lexical_weight), (dense, 1.0 - lexical_weight)] {
+        let max = list.iter().map(|h| h.1).fold(f32::MIN, f32::max) as f64;
+        let min = list.iter().map(|h| h.1).fold(f32::MAX, f32::min) as f64;
+        let span = max - min;
+        for &(node, score) in list {
+            let norm = if span > 0.0 {
+                (score as f64 - min) / span
+            } else {
+                1.0
+            };
+            *fused.entry(node).or_insert(0.0) += w * norm;
+        }
+    }
+    sorted(fused)
+}
+
+fn sorted(fused: HashMap<usize, f64>) -> Vec<(usize, f32)> {
+    let mut out: Vec<(usize, f32)> = fused.into_iter().map(|(n, s)| (n, s as f32)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
 
 /// How seed weights are computed from the pool order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,6 +186,13 @@ pub struct SeedParams {
     pub pool_k: usize,
     /// Seed weighting.
     pub weighting: SeedWeighting,
+    /// First-stage source.
+    pub source: SeedSource,
+    /// Fusion of the two lists for [`SeedSource::Hybrid`].
+    pub fusion: Fusion,
+    /// Also embed the query's passages ([`crate::dense::query_passages`]) and score each skill
+    /// by its best cosine over them (long multi-paragraph tasks dilute one mean-pooled vector).
+    pub query_chunks: bool,
 }
 
 impl Default for SeedParams {
@@ -37,6 +201,9 @@ impl Default for SeedParams {
             seed_k: 5,
             pool_k: 50,
             weighting: SeedWeighting::Score,
+            source: SeedSource::Lexical,
+            fusion: Fusion::default(),
+            query_chunks: false,
         }
     }
 }
@@ -46,18 +213,18 @@ impl Default for SeedParams {
 pub struct Seed {
     /// Node index.
     pub node: usize,
-    /// 1-based rank in the lexical pool.
+    /// 1-based rank in the first-stage pool.
     pub rank: usize,
-    /// BM25 score.
+    /// First-stage score (BM25, cosine or fused score, by [`SeedSource`]).
     pub score: f32,
     /// Personalization weight; the seed weights sum to 1.
     pub weight: f64,
 }
 
-/// The lexical pool and the seeds drawn from it.
+/// The first-stage pool and the seeds drawn from it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Seeding {
-    /// `(node, BM25 score)` by descending score.
+    /// `(node, first-stage score)` by descending score.
     pub pool: Vec<(usize, f32)>,
     /// The first `seed_k` pool entries with weights.
     pub seeds: Vec<Seed>,
@@ -117,6 +284,29 @@ mod tests {
         for (a, b) in w.iter().zip(expected) {
             assert!((a - b).abs() < 1e-4, "{w:?}");
         }
+    }
+
+    #[test]
+    fn rrf_sums_reciprocal_ranks() {
+        let a = [(7, 9.0f32), (3, 5.0)];
+        let b = [(3, 0.9f32), (1, 0.8)];
+        let f = reciprocal_rank_fusion(&[&a, &b], 60.0);
+        assert_eq!(f[0].0, 3);
+        assert!((f[0].1 as f64 - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-7);
+        // 7 and 1 both have one rank-1 / rank-2 entry: 7 (1/61) before 1 (1/62).
+        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec![3, 7, 1]);
+    }
+
+    #[test]
+    fn weighted_fusion_min_max_normalizes_each_list() {
+        let lex = [(1, 10.0f32), (2, 5.0), (3, 0.0)];
+        let dense = [(3, 0.9f32), (2, 0.5)];
+        let f = weighted_fusion(&lex, &dense, 0.5);
+        let get = |n| f.iter().find(|x| x.0 == n).unwrap().1;
+        assert!((get(1) - 0.5).abs() < 1e-6);
+        assert!((get(2) - 0.25).abs() < 1e-6);
+        assert!((get(3) - 0.5).abs() < 1e-6);
+        assert_eq!(f[0].0, 1, "ties by node index");
     }
 
     #[test]

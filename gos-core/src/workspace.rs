@@ -9,11 +9,14 @@
 //! | `graph.json` | the [`GraphFile`] (typed edges with provenance), byte-reproducible |
 //! | `tantivy/` | the BM25 index ([`LexicalIndex`]) |
 //! | `build-report.json` | counts, skipped packages, recoveries, timings |
+//! | `vectors-VIEW.bin` | skill embeddings of one text view ([`crate::dense::vectors`]), when built with a model |
+//! | `hnsw-VIEW.cbor` | HNSW index over them, only for collections above the build's threshold |
 //!
 //! Writes are atomic at the directory level ([`commit_dir`]): a build fills a temporary sibling
 //! directory and renames it into place, so an interrupted or failed build leaves the previous
 //! workspace whole (the same idea as tantivy's atomic meta file).
 
+use crate::dense::{DenseInfo, DenseSet};
 use crate::error::{Error, Result};
 use crate::graph::{GraphFile, SkillGraph};
 use crate::lexical::LexicalIndex;
@@ -38,6 +41,10 @@ pub struct WorkspaceInfo {
     pub library_root: String,
     /// Number of skill nodes.
     pub skills: usize,
+    /// Dense vectors, when the build had a sentence encoder (absent otherwise; older
+    /// workspaces of the same format version simply have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<DenseInfo>,
 }
 
 /// An open workspace: manifest, graph, BM25 index and the transition matrices of the two
@@ -57,6 +64,8 @@ pub struct Workspace {
     pub reverse_matrix: TransitionMatrix,
     /// Transition matrix with all reverse weights zero.
     pub forward_matrix: TransitionMatrix,
+    /// Skill embeddings, when the workspace has them.
+    pub dense: Option<DenseSet>,
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
@@ -119,6 +128,10 @@ impl Workspace {
         let lexical = LexicalIndex::open(&dir.join("tantivy"), manifest.nodes.len())?;
         let reverse_matrix = TransitionMatrix::build(&graph, &ReverseWeights::default());
         let forward_matrix = TransitionMatrix::build(&graph, &ReverseWeights::FORWARD_ONLY);
+        let dense = match &info.dense {
+            Some(d) => Some(DenseSet::open(dir, d.clone(), manifest.nodes.len())?),
+            None => None,
+        };
         Ok(Workspace {
             dir: dir.to_path_buf(),
             info,
@@ -127,6 +140,7 @@ impl Workspace {
             lexical,
             reverse_matrix,
             forward_matrix,
+            dense,
         })
     }
 

@@ -32,8 +32,15 @@ pub struct VectorsHeader {
     pub dim: usize,
     /// Number of rows.
     pub count: usize,
-    /// `content_hash` of the skill each row was computed from (manifest order).
-    pub content_hashes: Vec<String>,
+    /// Content hash of the text each row was computed from ([`text_hash`]), in manifest order:
+    /// a rebuild reuses a row whose text, model and view are unchanged.
+    pub text_hashes: Vec<String>,
+}
+
+/// First 16 hex digits of the SHA-256 of an embedded text (the reuse key of a row).
+pub fn text_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(&Sha256::digest(text.as_bytes())[..8])
 }
 
 /// Embeddings of one text view, row i for node i.
@@ -56,15 +63,15 @@ impl Vectors {
         view: String,
         dim: usize,
         rows: Vec<Vec<f32>>,
-        content_hashes: Vec<String>,
+        text_hashes: Vec<String>,
     ) -> Result<Self> {
-        if rows.len() != content_hashes.len() || rows.iter().any(|r| r.len() != dim) {
+        if rows.len() != text_hashes.len() || rows.iter().any(|r| r.len() != dim) {
             return Err(Error::InvalidOption {
                 name: "vectors",
                 reason: format!(
                     "{} rows and {} hashes for dimension {dim}",
                     rows.len(),
-                    content_hashes.len()
+                    text_hashes.len()
                 ),
             });
         }
@@ -74,7 +81,7 @@ impl Vectors {
                 view,
                 dim,
                 count: rows.len(),
-                content_hashes,
+                text_hashes,
             },
             data: rows.into_iter().flatten().collect(),
         })
@@ -95,14 +102,14 @@ impl Vectors {
         self.header.count == 0
     }
 
-    /// Rows of a previous file keyed by content hash, for reuse when `model` and `view` match;
+    /// Rows of a previous file keyed by text hash, for reuse when `model` and `view` match;
     /// empty otherwise.
     pub fn reusable_rows(&self, model: &str, view: &str) -> HashMap<&str, &[f32]> {
         if self.header.model != model || self.header.view != view {
             return HashMap::new();
         }
         self.header
-            .content_hashes
+            .text_hashes
             .iter()
             .enumerate()
             .map(|(i, h)| (h.as_str(), self.row(i)))
@@ -155,7 +162,7 @@ impl Vectors {
                 source: e,
             })?;
         let expected = header.count * header.dim * 4;
-        if bytes.len() - body != expected || header.content_hashes.len() != header.count {
+        if bytes.len() - body != expected || header.text_hashes.len() != header.count {
             return Err(bad(format!(
                 "{} bytes of values for {} x {} (expected {expected}); the file is truncated",
                 bytes.len() - body,

@@ -1,0 +1,196 @@
+//! The embedding stage of a build: render each skill's text view, embed what changed, reuse
+//! the rest, write the vectors files (and HNSW indexes above a size threshold).
+//!
+//! Reuse is keyed by the hash of the embedded text together with the encoder identity and the
+//! view ([`gos_core::dense::vectors::Vectors::reusable_rows`]), so touching one package
+//! re-embeds only that package, and changing the model or the view re-embeds everything.
+
+use crate::build::{BuildError, BuildProgress};
+use crate::normalize::Normalized;
+use gos_core::dense::encoder::DEFAULT_BATCH_SIZE;
+use gos_core::dense::index::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
+use gos_core::dense::vectors::text_hash;
+use gos_core::dense::{
+    DenseInfo, HnswParams, SentenceEncoder, TextView, Vectors, hnsw_file, vectors_file,
+};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How to embed the skills of a build.
+#[derive(Debug, Clone)]
+pub struct EmbedOptions {
+    /// Model directory in Hugging Face layout (config.json, tokenizer.json, model.safetensors).
+    pub model_dir: PathBuf,
+    /// Device name for [`gos_core::device::parse_device`] (`cpu`, `cuda:0`).
+    pub device: String,
+    /// Text view embedded.
+    pub view: TextView,
+    /// Texts per forward pass (default [`DEFAULT_BATCH_SIZE`]).
+    pub batch_size: usize,
+    /// Collections with at least this many skills also get an HNSW index
+    /// (default [`DEFAULT_HNSW_THRESHOLD`]).
+    pub hnsw_threshold: usize,
+    /// HNSW parameters.
+    pub hnsw: HnswParams,
+}
+
+impl EmbedOptions {
+    /// Defaults for a model directory: CPU, the default view, batch 32, exact search below
+    /// 100,000 skills.
+    pub fn new(model_dir: PathBuf) -> Self {
+        EmbedOptions {
+            model_dir,
+            device: "cpu".into(),
+            view: TextView::default(),
+            batch_size: DEFAULT_BATCH_SIZE,
+            hnsw_threshold: DEFAULT_HNSW_THRESHOLD,
+            hnsw: HnswParams::default(),
+        }
+    }
+}
+
+/// What the embedding stage did (the `embed` entry of the build report).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct EmbedStats {
+    /// Encoder identity.
+    pub model: String,
+    /// View embedded.
+    pub view: String,
+    /// Embedding dimension.
+    pub dim: usize,
+    /// Texts embedded in this build.
+    pub embedded: usize,
+    /// Texts whose vectors were reused from the previous workspace.
+    pub reused: usize,
+    /// Texts per forward pass.
+    pub batch_size: usize,
+    /// Embedding throughput of this build, texts per second (0 when nothing was embedded).
+    pub texts_per_sec: f64,
+    /// Whether HNSW indexes were built.
+    pub hnsw: bool,
+    /// Milliseconds spent building HNSW indexes.
+    pub hnsw_ms: u64,
+}
+
+/// A loaded encoder plus the options it was loaded with.
+pub struct Embedder {
+    encoder: SentenceEncoder,
+    opts: EmbedOptions,
+    model_dir: PathBuf,
+}
+
+impl Embedder {
+    /// Load the encoder named by `opts` (done before any other build work, so a bad model
+    /// directory fails fast).
+    ///
+    /// # Errors
+    /// [`BuildError::Workspace`] wrapping [`gos_core::Error::Model`] or an invalid device.
+    pub fn load(opts: &EmbedOptions) -> Result<Self, BuildError> {
+        if opts.batch_size == 0 {
+            return Err(gos_core::Error::InvalidOption {
+                name: "embed-batch",
+                reason: "must be at least 1".into(),
+            }
+            .into());
+        }
+        let device = gos_core::device::parse_device(&opts.device)?;
+        let encoder = SentenceEncoder::load(&opts.model_dir, &device)?;
+        let model_dir = opts
+            .model_dir
+            .canonicalize()
+            .unwrap_or_else(|_| opts.model_dir.clone());
+        Ok(Embedder {
+            encoder,
+            opts: opts.clone(),
+            model_dir,
+        })
+    }
+
+    /// Embed every node of `normalized` (manifest order) into `staging`, reusing rows of the
+    /// previous workspace `previous` when their text hash, model and view match.
+    ///
+    /// # Errors
+    /// Encoder failures and I/O errors writing the files.
+    pub fn run(
+        &self,
+        normalized: &[Normalized],
+        previous: &Path,
+        staging: &Path,
+        progress: &dyn BuildProgress,
+    ) -> Result<(DenseInfo, EmbedStats), BuildError> {
+        let model = self.encoder.model_id().to_string();
+        let dim = self.encoder.dim();
+        let mut stats = EmbedStats {
+            model: model.clone(),
+            view: self.opts.view.as_str().into(),
+            dim,
+            batch_size: self.opts.batch_size,
+            ..EmbedStats::default()
+        };
+        let mut embed_secs = 0.0;
+        let mut part_vectors = Vec::new();
+        for &part in self.opts.view.parts() {
+            let texts: Vec<String> = normalized
+                .iter()
+                .map(|n| part.render(&n.node, &n.body))
+                .collect();
+            let hashes: Vec<String> = texts.iter().map(|t| text_hash(t)).collect();
+            let old = Vectors::read(&previous.join(vectors_file(part))).ok();
+            let reusable: HashMap<&str, &[f32]> = old
+                .as_ref()
+                .map(|v| v.reusable_rows(&model, part.as_str()))
+                .unwrap_or_default();
+            let mut rows: Vec<Option<Vec<f32>>> = hashes
+                .iter()
+                .map(|h| reusable.get(h.as_str()).map(|r| r.to_vec()))
+                .collect();
+            // Embed the rest, sorted by length so batches pad little.
+            let mut todo: Vec<usize> = (0..texts.len()).filter(|&i| rows[i].is_none()).collect();
+            todo.sort_by_key(|&i| (texts[i].len(), i));
+            stats.reused += texts.len() - todo.len();
+            stats.embedded += todo.len();
+            progress.stage(&format!("embed {}", part.as_str()), Some(todo.len() as u64));
+            let t = Instant::now();
+            for chunk in todo.chunks(self.opts.batch_size) {
+                let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+                let vecs = self.encoder.encode(&batch)?;
+                for (&i, v) in chunk.iter().zip(vecs) {
+                    rows[i] = Some(v);
+                }
+                progress.advance(chunk.len() as u64);
+            }
+            embed_secs += t.elapsed().as_secs_f64();
+            progress.finish_stage();
+            let rows: Vec<Vec<f32>> = rows.into_iter().map(|r| r.expect("embedded")).collect();
+            let vectors =
+                Vectors::from_rows(model.clone(), part.as_str().into(), dim, rows, hashes)?;
+            vectors.write(&staging.join(vectors_file(part)))?;
+            part_vectors.push((part, vectors));
+        }
+        if stats.embedded > 0 && embed_secs > 0.0 {
+            stats.texts_per_sec = stats.embedded as f64 / embed_secs;
+        }
+        let hnsw = normalized.len() >= self.opts.hnsw_threshold;
+        if hnsw {
+            let t = Instant::now();
+            for (part, vectors) in &part_vectors {
+                progress.stage(&format!("hnsw {}", part.as_str()), None);
+                let index = build_hnsw(vectors, &self.opts.hnsw);
+                write_hnsw(&index, &staging.join(hnsw_file(*part)))?;
+                progress.finish_stage();
+            }
+            stats.hnsw_ms = t.elapsed().as_millis() as u64;
+        }
+        stats.hnsw = hnsw;
+        let info = DenseInfo {
+            model,
+            model_dir: self.model_dir.display().to_string(),
+            view: self.opts.view,
+            dim,
+            hnsw,
+        };
+        Ok((info, stats))
+    }
+}
