@@ -14,6 +14,7 @@
 //! The crate has no network code. Errors are typed ([`Error`]).
 
 pub mod bootstrap;
+pub mod cross_encoder;
 pub mod dense;
 pub mod device;
 pub mod error;
