@@ -8,6 +8,7 @@ use crate::EvalArgs;
 use crate::eval_report::{ArmTask, EvalReport, OracleRef, TaskRecord};
 use anyhow::{Context, Result, bail, ensure};
 use gos_core::bootstrap::{Interval, paired_interval};
+use gos_core::cross_encoder::{CrossEncoder, StageParams};
 use gos_core::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
 use gos_core::retrieve::rank_of;
 use gos_core::{EdgeType, RetrievalMode, RetrieveOptions, Retriever, Workspace};
@@ -32,13 +33,18 @@ pub struct Arm {
     pub name: String,
     /// Graph operation.
     pub mode: RetrievalMode,
+    /// Whether the cross-encoder stage runs after field-evidence reranking.
+    pub cross_encoder: bool,
 }
+
+/// Rerankers an arm can name after its seeds.
+const RERANKERS: [&str; 1] = ["cross-encoder"];
 
 /// Parse one arm name `MODE/SEEDS[/RERANKER]`. A bare `MODE` means lexical seeds.
 ///
 /// # Errors
-/// An unknown mode, a seed source other than `lexical`, or any reranker: only lexical seeds
-/// with the built-in field-evidence scoring exist in this workspace.
+/// An unknown mode, a seed source other than `lexical`, or a reranker other than
+/// `cross-encoder` (the built-in field-evidence scoring is part of every arm).
 pub fn parse_arm(spec: &str) -> Result<Arm> {
     let parts: Vec<&str> = spec.trim().split('/').map(str::trim).collect();
     ensure!(
@@ -55,16 +61,21 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
         };
         bail!("arm `{spec}`: seed source `{seeds}`: {known}; the only seed source is `lexical`");
     }
-    if let Some(reranker) = parts.get(2) {
+    let reranker = parts.get(2).copied();
+    if let Some(r) = reranker.filter(|r| !RERANKERS.contains(r)) {
         bail!(
-            "arm `{spec}`: reranker `{reranker}` is not available in this workspace (only the \
-             built-in field-evidence scoring; leave the reranker out, e.g. `{}/{seeds}`)",
+            "arm `{spec}`: reranker `{r}` is not available (the only reranker is \
+             `cross-encoder`; leave it out for field-evidence scoring, e.g. `{}/{seeds}`)",
             mode.as_str()
         );
     }
     Ok(Arm {
-        name: format!("{}/{seeds}", mode.as_str()),
+        name: match reranker {
+            Some(r) => format!("{}/{seeds}/{r}", mode.as_str()),
+            None => format!("{}/{seeds}", mode.as_str()),
+        },
         mode,
+        cross_encoder: reranker.is_some(),
     })
 }
 
@@ -192,18 +203,25 @@ fn progress(total: u64, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// Run every arm once on every task and collect the per-task records.
+/// Run every arm once on every task and collect the per-task records. Arms with the
+/// cross-encoder use `cross_encoder`, which must then be given.
 ///
 /// # Errors
-/// Retrieval errors, naming the task and the arm.
+/// Retrieval errors, naming the task and the arm; a cross-encoder arm without a model.
 pub fn run_arms(
     ws: &Workspace,
     tasks: &[TaskLine],
     arms: &[Arm],
     base: &RetrieveOptions,
+    cross_encoder: Option<(&CrossEncoder, StageParams)>,
     quiet: bool,
 ) -> Result<Vec<TaskRecord>> {
     let retriever = Retriever::new(ws);
+    let ce_retriever = cross_encoder.map(|(ce, p)| Retriever::new(ws).with_cross_encoder(ce, p));
+    ensure!(
+        ce_retriever.is_some() || arms.iter().all(|a| !a.cross_encoder),
+        "a cross-encoder arm needs a cross-encoder model"
+    );
     let dependency_edges: Vec<(usize, usize)> = ws
         .graph
         .indexed_edges()
@@ -218,9 +236,13 @@ pub fn run_arms(
         let available: Vec<usize> = oracles.iter().filter_map(|o| o.node).collect();
         let mut per_arm = Vec::with_capacity(arms.len());
         for arm in arms {
-            let r = retriever
-                .retrieve(&task.instruction, &arm_options(base, arm))
-                .with_context(|| format!("task `{}`, arm {}", task.id, arm.name))?;
+            let r = if arm.cross_encoder {
+                ce_retriever.as_ref().expect("checked above")
+            } else {
+                &retriever
+            }
+            .retrieve(&task.instruction, &arm_options(base, arm))
+            .with_context(|| format!("task `{}`, arm {}", task.id, arm.name))?;
             let bundle_nodes: Vec<usize> = r.bundle.skills.iter().map(|s| s.node).collect();
             let ranked: Vec<usize> = r.ranked.iter().map(|s| s.node).collect();
             let context_chars = r.bundle.rendered_context.chars().count();
@@ -317,11 +339,26 @@ pub fn intervals(
 pub fn run(args: EvalArgs) -> Result<()> {
     let arms = parse_arms(&args.arms)?;
     ensure!(args.resamples > 0, "--resamples must be at least 1");
+    let ce_arm = arms.iter().find(|a| a.cross_encoder);
+    if let Some(arm) = ce_arm {
+        args.cross_encoder.dir(&format!("arm `{}`", arm.name))?;
+    }
     let tasks = load_tasks(&args.tasks)?;
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let cross_encoder = match ce_arm {
+        Some(arm) => Some(args.cross_encoder.load(&format!("arm `{}`", arm.name))?),
+        None => None,
+    };
     let base = RetrieveOptions::default();
-    let records = run_arms(&ws, &tasks, &arms, &base, args.quiet)?;
+    let records = run_arms(
+        &ws,
+        &tasks,
+        &arms,
+        &base,
+        cross_encoder.as_ref().map(|(ce, p)| (ce, *p)),
+        args.quiet,
+    )?;
     let baseline = baseline_index(&arms);
     let ci = intervals(&records, &arms, baseline, args.resamples, args.seed);
     let report = EvalReport::new(&arms, baseline, records, ci, &base, &args, &ws);
@@ -371,7 +408,10 @@ mod tests {
         let err = |s: &str| format!("{:#}", parse_arm(s).unwrap_err());
         assert!(err("reverse/dense").contains("not available in this workspace"));
         assert!(err("reverse/hybrid").contains("later issue"));
-        assert!(err("reverse/lexical/cross-encoder").contains("reranker `cross-encoder`"));
+        assert!(err("reverse/lexical/colbert").contains("reranker `colbert`"));
+        let ce = parse_arm("one-hop/lexical/cross-encoder").unwrap();
+        assert_eq!(ce.name, "one-hop/lexical/cross-encoder");
+        assert!(ce.cross_encoder && !parse_arm("one-hop").unwrap().cross_encoder);
         assert!(err("sideways/lexical").contains("sideways"));
         assert!(err("reverse/bm42").contains("not a known seed source"));
         assert!(err("reverse//").contains("MODE/SEEDS"));

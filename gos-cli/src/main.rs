@@ -7,6 +7,7 @@ mod eval_cmd;
 mod eval_plots;
 mod eval_report;
 mod progress;
+mod rerank_args;
 mod retrieve_cmd;
 mod stats_cmd;
 
@@ -80,6 +81,12 @@ struct RetrieveArgs {
     /// mass is below it (default 0.5).
     #[arg(long)]
     min_score: Option<f32>,
+    /// Reranking after diffusion: `fields` (graph score and field evidence) or
+    /// `cross-encoder` (then a cross-encoder over the top candidates; needs --reranker-dir).
+    #[arg(long, default_value = "fields", value_parser = ["fields", "cross-encoder"])]
+    rerank: String,
+    #[command(flatten)]
+    cross_encoder: rerank_args::CrossEncoderArgs,
     /// Print one JSON object instead of the rendered context.
     #[arg(long)]
     json: bool,
@@ -112,9 +119,12 @@ struct EvalArgs {
     #[arg(long)]
     out: PathBuf,
     /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
-    /// no-graph; seeds lexical. Intervals compare each arm with the reverse arm.
+    /// no-graph; seeds lexical; reranker cross-encoder (needs --reranker-dir). Intervals
+    /// compare each arm with the reverse arm.
     #[arg(long, default_value = eval_cmd::DEFAULT_ARMS)]
     arms: String,
+    #[command(flatten)]
+    cross_encoder: rerank_args::CrossEncoderArgs,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
     resamples: usize,

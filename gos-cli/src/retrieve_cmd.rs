@@ -39,7 +39,17 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
-    let retriever = Retriever::new(&ws);
+    let t_load = Instant::now();
+    let cross_encoder = if args.rerank == "cross-encoder" {
+        Some(args.cross_encoder.load("--rerank cross-encoder")?)
+    } else {
+        None
+    };
+    let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
+    let mut retriever = Retriever::new(&ws);
+    if let Some((ce, params)) = &cross_encoder {
+        retriever = retriever.with_cross_encoder(ce, *params);
+    }
     let r = retriever.retrieve(&query, &opts)?;
     if !args.json {
         print!("{}", r.bundle.rendered_context);
@@ -65,6 +75,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         "status": r.bundle.status.as_str(),
         "query": query,
         "mode": mode.as_str(),
+        "rerank": args.rerank,
         "skills": skills,
         "rendered_context": r.bundle.rendered_context,
         "context_chars": r.bundle.rendered_context.chars().count(),
@@ -80,6 +91,8 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
             "seed": r.timings.seed,
             "diffuse": r.timings.diffuse,
             "rerank": r.timings.rerank,
+            "reranker_load": load_ms,
+            "cross_encoder": r.timings.cross_encoder,
             "hydrate": r.timings.hydrate,
             "retrieve": r.timings.total,
             "total": start.elapsed().as_secs_f64() * 1e3,

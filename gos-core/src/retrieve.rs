@@ -242,7 +242,11 @@ impl<'w> Retriever<'w> {
         if let Some((ce, params)) = &self.cross_encoder {
             self.cross_encoder_stage(ce, params, query, &mut ranked, eligible, opts)?;
         }
-        let t_cross_encoder = if self.cross_encoder.is_some() { ms(t) } else { 0.0 };
+        let t_cross_encoder = if self.cross_encoder.is_some() {
+            ms(t)
+        } else {
+            0.0
+        };
 
         let t = Instant::now();
         let mass = self.ws.lexical.idf_mass(&terms)?;
@@ -376,7 +380,10 @@ impl<'w> Retriever<'w> {
         let graph_mode = opts.mode != RetrievalMode::NoGraph;
         let text = |r: &RankedSkill| -> Result<String> {
             let content = self.hydration_input(r, String::new())?.content;
-            Ok(format!("{}\n{content}", self.ws.manifest.nodes[r.node].name))
+            Ok(format!(
+                "{}\n{content}",
+                self.ws.manifest.nodes[r.node].name
+            ))
         };
         let protected = |pre_rank: usize, r: &RankedSkill| {
             graph_mode

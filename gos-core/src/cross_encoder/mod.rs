@@ -217,7 +217,9 @@ impl CrossEncoder {
         if !(1..=2).contains(&num_labels) {
             return Err(model_err(
                 &config_path,
-                format!("{num_labels} labels; a cross-encoder has 1 (a logit) or 2 (not relevant, relevant)"),
+                format!(
+                    "{num_labels} labels; a cross-encoder has 1 (a logit) or 2 (not relevant, relevant)"
+                ),
             ));
         }
         let int = |key: &str| config.get(key).and_then(Value::as_u64).map(|v| v as usize);
@@ -259,9 +261,8 @@ impl CrossEncoder {
         let model = match architecture {
             Architecture::Bert => {
                 let cfg: candle_transformers::models::bert::Config =
-                    serde_json::from_value(config.clone()).map_err(|e| {
-                        model_err(&config_path, format!("not a BERT config: {e}"))
-                    })?;
+                    serde_json::from_value(config.clone())
+                        .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
                 Model::Bert(
                     bert::BertClassifier::load(vb, &cfg, num_labels)
                         .map_err(|e| model_err(&weights_path, e))?,

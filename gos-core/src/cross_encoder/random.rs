@@ -151,7 +151,11 @@ fn tensor_err(dir: &Path, e: candle_core::Error) -> Error {
 ///
 /// # Errors
 /// [`Error::Io`] when a file cannot be written; [`Error::Model`] on tensor failures.
-pub fn write_random_classifier(dir: &Path, spec: &RandomModelSpec, tokenizer_json: &str) -> Result<()> {
+pub fn write_random_classifier(
+    dir: &Path,
+    spec: &RandomModelSpec,
+    tokenizer_json: &str,
+) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut rng = SplitMix64(spec.seed);
     let mut tensors: Vec<(String, Tensor)> = Vec::new();
@@ -173,22 +177,62 @@ pub fn write_random_classifier(dir: &Path, spec: &RandomModelSpec, tokenizer_jso
         Architecture::XlmRoberta => 1,
     };
     let e = format!("{root}.embeddings");
-    put(format!("{e}.word_embeddings.weight"), &[spec.vocab_size, h], 0.5, 0.0)?;
-    put(format!("{e}.position_embeddings.weight"), &[spec.max_positions, h], 0.5, 0.0)?;
-    put(format!("{e}.token_type_embeddings.weight"), &[type_vocab, h], 0.5, 0.0)?;
+    put(
+        format!("{e}.word_embeddings.weight"),
+        &[spec.vocab_size, h],
+        0.5,
+        0.0,
+    )?;
+    put(
+        format!("{e}.position_embeddings.weight"),
+        &[spec.max_positions, h],
+        0.5,
+        0.0,
+    )?;
+    put(
+        format!("{e}.token_type_embeddings.weight"),
+        &[type_vocab, h],
+        0.5,
+        0.0,
+    )?;
     put(format!("{e}.LayerNorm.weight"), &[h], 0.1, 1.0)?;
     put(format!("{e}.LayerNorm.bias"), &[h], 0.1, 0.0)?;
     for l in 0..spec.layers {
         let p = format!("{root}.encoder.layer.{l}");
         for m in ["query", "key", "value"] {
-            put(format!("{p}.attention.self.{m}.weight"), &[h, h], lin(h), 0.0)?;
+            put(
+                format!("{p}.attention.self.{m}.weight"),
+                &[h, h],
+                lin(h),
+                0.0,
+            )?;
             put(format!("{p}.attention.self.{m}.bias"), &[h], 0.1, 0.0)?;
         }
-        put(format!("{p}.attention.output.dense.weight"), &[h, h], lin(h), 0.0)?;
+        put(
+            format!("{p}.attention.output.dense.weight"),
+            &[h, h],
+            lin(h),
+            0.0,
+        )?;
         put(format!("{p}.attention.output.dense.bias"), &[h], 0.1, 0.0)?;
-        put(format!("{p}.attention.output.LayerNorm.weight"), &[h], 0.1, 1.0)?;
-        put(format!("{p}.attention.output.LayerNorm.bias"), &[h], 0.1, 0.0)?;
-        put(format!("{p}.intermediate.dense.weight"), &[f, h], lin(h), 0.0)?;
+        put(
+            format!("{p}.attention.output.LayerNorm.weight"),
+            &[h],
+            0.1,
+            1.0,
+        )?;
+        put(
+            format!("{p}.attention.output.LayerNorm.bias"),
+            &[h],
+            0.1,
+            0.0,
+        )?;
+        put(
+            format!("{p}.intermediate.dense.weight"),
+            &[f, h],
+            lin(h),
+            0.0,
+        )?;
         put(format!("{p}.intermediate.dense.bias"), &[f], 0.1, 0.0)?;
         put(format!("{p}.output.dense.weight"), &[h, f], lin(f), 0.0)?;
         put(format!("{p}.output.dense.bias"), &[h], 0.1, 0.0)?;

@@ -127,7 +127,11 @@ pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) ->
     let mixed: Vec<f64> = items
         .iter()
         .map(|i| {
-            let p = if prior_max > 0.0 { i.prior / prior_max } else { 0.0 };
+            let p = if prior_max > 0.0 {
+                i.prior / prior_max
+            } else {
+                0.0
+            };
             w * sigmoid(i.ce as f64) + (1.0 - w) * p
         })
         .collect();
@@ -141,7 +145,11 @@ pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) ->
     let mut others: Vec<usize> = (0..items.len()).filter(|i| !kept.contains(i)).collect();
     others.sort_by(by_mixed);
     let fill = block - kept.len();
-    let mut head: Vec<usize> = kept.iter().copied().chain(others[..fill].iter().copied()).collect();
+    let mut head: Vec<usize> = kept
+        .iter()
+        .copied()
+        .chain(others[..fill].iter().copied())
+        .collect();
     head.sort_by(by_mixed);
     head.into_iter()
         .chain(others[fill..].iter().copied())
@@ -230,15 +238,25 @@ mod tests {
 
     #[test]
     fn cross_encoder_weight_one_orders_by_model_and_zero_keeps_order() {
-        let items = [item(3.0, -2.0, false), item(2.0, 5.0, false), item(1.0, 0.0, false)];
+        let items = [
+            item(3.0, -2.0, false),
+            item(2.0, 5.0, false),
+            item(1.0, 0.0, false),
+        ];
         let p = |weight| StageParams {
             weight,
             reserved_share: 0.0,
             ..StageParams::default()
         };
-        let order: Vec<usize> = order_window(&items, 8, &p(1.0)).iter().map(|o| o.0).collect();
+        let order: Vec<usize> = order_window(&items, 8, &p(1.0))
+            .iter()
+            .map(|o| o.0)
+            .collect();
         assert_eq!(order, [1, 2, 0]);
-        let order: Vec<usize> = order_window(&items, 8, &p(0.0)).iter().map(|o| o.0).collect();
+        let order: Vec<usize> = order_window(&items, 8, &p(0.0))
+            .iter()
+            .map(|o| o.0)
+            .collect();
         assert_eq!(order, [0, 1, 2]);
         let mixed = order_window(&items, 8, &p(0.5));
         // 0.5 * sigmoid(5) + 0.5 * 2/3 for the second candidate.
@@ -261,13 +279,26 @@ mod tests {
             reserved_share,
             ..StageParams::default()
         };
-        let order: Vec<usize> = order_window(&items, 2, &p(0.0)).iter().map(|o| o.0).collect();
+        let order: Vec<usize> = order_window(&items, 2, &p(0.0))
+            .iter()
+            .map(|o| o.0)
+            .collect();
         assert_eq!(order, [3, 2, 0, 1]);
-        let order: Vec<usize> = order_window(&items, 2, &p(0.5)).iter().map(|o| o.0).collect();
+        let order: Vec<usize> = order_window(&items, 2, &p(0.5))
+            .iter()
+            .map(|o| o.0)
+            .collect();
         assert_eq!(order, [3, 1, 2, 0]);
         // A protected candidate outside the old bundle gets no reserved slot.
-        let items = [item(3.0, 1.0, false), item(2.0, 2.0, false), item(1.0, -9.0, true)];
-        let order: Vec<usize> = order_window(&items, 2, &p(0.5)).iter().map(|o| o.0).collect();
+        let items = [
+            item(3.0, 1.0, false),
+            item(2.0, 2.0, false),
+            item(1.0, -9.0, true),
+        ];
+        let order: Vec<usize> = order_window(&items, 2, &p(0.5))
+            .iter()
+            .map(|o| o.0)
+            .collect();
         assert_eq!(order, [1, 0, 2]);
     }
 
@@ -278,11 +309,21 @@ mod tests {
             weight: 1.5,
             ..StageParams::default()
         };
-        assert!(bad.validate().unwrap_err().to_string().contains("ce-weight"));
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("ce-weight")
+        );
         let bad = StageParams {
             top: 0,
             ..StageParams::default()
         };
-        assert!(bad.validate().unwrap_err().to_string().contains("rerank-top"));
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("rerank-top")
+        );
     }
 }

@@ -30,8 +30,30 @@ const DOCS: [&str; 3] = [
 ];
 
 /// Token ids of the three pairs, from the reference script.
-const BERT_IDS: [&[u32]; 3] = [&[2, 20, 5, 33, 13, 16, 34, 6, 14, 32, 3, 18, 13, 17, 9, 24, 14, 3], &[2, 20, 5, 33, 13, 16, 34, 6, 14, 32, 3, 26, 6, 25, 35, 6, 75, 36, 21, 3], &[2, 20, 5, 33, 13, 16, 34, 6, 14, 32, 3, 28, 29, 35, 15, 17, 89, 23, 5, 21, 22, 89, 24, 6, 32, 12, 5, 25, 9, 5, 27, 3]];
-const XLMR_IDS: [&[u32]; 3] = [&[0, 20, 5, 33, 13, 16, 34, 6, 14, 32, 2, 2, 18, 13, 17, 9, 24, 14, 2], &[0, 20, 5, 33, 13, 16, 34, 6, 14, 32, 2, 2, 26, 6, 25, 35, 6, 51, 36, 21, 2], &[0, 20, 5, 33, 13, 16, 34, 6, 14, 32, 2, 2, 28, 29, 35, 15, 17, 65, 23, 5, 21, 22, 65, 24, 6, 32, 12, 5, 25, 9, 5, 2]];
+const BERT_IDS: [&[u32]; 3] = [
+    &[
+        2, 20, 5, 33, 13, 16, 34, 6, 14, 32, 3, 18, 13, 17, 9, 24, 14, 3,
+    ],
+    &[
+        2, 20, 5, 33, 13, 16, 34, 6, 14, 32, 3, 26, 6, 25, 35, 6, 75, 36, 21, 3,
+    ],
+    &[
+        2, 20, 5, 33, 13, 16, 34, 6, 14, 32, 3, 28, 29, 35, 15, 17, 89, 23, 5, 21, 22, 89, 24, 6,
+        32, 12, 5, 25, 9, 5, 27, 3,
+    ],
+];
+const XLMR_IDS: [&[u32]; 3] = [
+    &[
+        0, 20, 5, 33, 13, 16, 34, 6, 14, 32, 2, 2, 18, 13, 17, 9, 24, 14, 2,
+    ],
+    &[
+        0, 20, 5, 33, 13, 16, 34, 6, 14, 32, 2, 2, 26, 6, 25, 35, 6, 51, 36, 21, 2,
+    ],
+    &[
+        0, 20, 5, 33, 13, 16, 34, 6, 14, 32, 2, 2, 28, 29, 35, 15, 17, 65, 23, 5, 21, 22, 65, 24,
+        6, 32, 12, 5, 25, 9, 5, 2,
+    ],
+];
 
 /// Logits of the tiny models on (QUERY, DOCS[i]), float64 numpy reference.
 const BERT_LOGITS: [f32; 3] = [-0.0382345, -0.0716815, -0.0646594];
@@ -39,7 +61,10 @@ const XLMR_LOGITS: [f32; 3] = [0.154392, 0.123145, 0.115962];
 
 fn bert_spec() -> (RandomModelSpec, String) {
     let (tok, vocab) = tiny_bert_tokenizer_json();
-    (RandomModelSpec::tiny(Architecture::Bert, vocab, BERT_SEED), tok)
+    (
+        RandomModelSpec::tiny(Architecture::Bert, vocab, BERT_SEED),
+        tok,
+    )
 }
 
 fn xlmr_spec() -> (RandomModelSpec, String) {
@@ -86,7 +111,12 @@ fn cross_encoder_bert_tokens_and_logits_match_reference() {
     for (g, w) in got.iter().zip(BERT_IDS) {
         assert_eq!(g, w);
     }
-    let logits: Vec<f32> = ce.logits(QUERY, &DOCS).unwrap().into_iter().map(|r| r[0]).collect();
+    let logits: Vec<f32> = ce
+        .logits(QUERY, &DOCS)
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0])
+        .collect();
     assert_close(&logits, &BERT_LOGITS, 1e-4);
 }
 
@@ -99,7 +129,12 @@ fn cross_encoder_xlm_roberta_tokens_and_logits_match_reference() {
     for (g, w) in got.iter().zip(XLMR_IDS) {
         assert_eq!(g, w);
     }
-    let logits: Vec<f32> = ce.logits(QUERY, &DOCS).unwrap().into_iter().map(|r| r[0]).collect();
+    let logits: Vec<f32> = ce
+        .logits(QUERY, &DOCS)
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0])
+        .collect();
     assert_close(&logits, &XLMR_LOGITS, 1e-4);
 }
 
@@ -174,26 +209,39 @@ fn cross_encoder_detects_architecture_from_config() {
     let err = detect(serde_json::json!({"architectures": ["BertModel"], "model_type": "bert"}))
         .unwrap_err();
     assert!(err.contains("BertModel"), "{err}");
-    assert!(detect(serde_json::json!({"model_type": "t5"})).unwrap_err().contains("t5"));
+    assert!(
+        detect(serde_json::json!({"model_type": "t5"}))
+            .unwrap_err()
+            .contains("t5")
+    );
 }
 
 #[test]
 fn cross_encoder_load_errors_name_the_file_and_problem() {
     let tmp = tempfile::tempdir().unwrap();
-    let err = CrossEncoder::load(tmp.path(), &Device::Cpu).unwrap_err().to_string();
+    let err = CrossEncoder::load(tmp.path(), &Device::Cpu)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("missing config.json"), "{err}");
     let (spec, tok) = bert_spec();
     write_random_classifier(tmp.path(), &spec, &tok).unwrap();
     let mut config = spec.config_json();
     config["architectures"] = serde_json::json!(["BertModel"]);
     std::fs::write(tmp.path().join("config.json"), config.to_string()).unwrap();
-    let err = CrossEncoder::load(tmp.path(), &Device::Cpu).unwrap_err().to_string();
-    assert!(err.contains("config.json") && err.contains("not a supported"), "{err}");
+    let err = CrossEncoder::load(tmp.path(), &Device::Cpu)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("config.json") && err.contains("not a supported"),
+        "{err}"
+    );
     // Weights of another shape than the config says.
     let mut config = spec.config_json();
     config["hidden_size"] = serde_json::json!(64);
     std::fs::write(tmp.path().join("config.json"), config.to_string()).unwrap();
-    let err = CrossEncoder::load(tmp.path(), &Device::Cpu).unwrap_err().to_string();
+    let err = CrossEncoder::load(tmp.path(), &Device::Cpu)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("model.safetensors"), "{err}");
 }
 
