@@ -88,7 +88,10 @@ fn bench_cross_encoder(c: &mut Criterion) {
     let mut g = c.benchmark_group("cross_encoder");
     g.sample_size(10).measurement_time(Duration::from_secs(60));
     g.bench_function(format!("tokenize_32x2048_{which}"), |b| {
-        b.iter(|| ce.encode_pairs(black_box(QUERY), black_box(&docs)).expect("encode"))
+        b.iter(|| {
+            ce.encode_pairs(black_box(QUERY), black_box(&docs))
+                .expect("encode")
+        })
     });
     g.bench_function(format!("score_32x2048_minilm_l6_cpu_{which}"), |b| {
         b.iter(|| {

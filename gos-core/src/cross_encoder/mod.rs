@@ -178,7 +178,7 @@ fn tokenizer_max_length(dir: &Path) -> Option<usize> {
     let text = std::fs::read_to_string(dir.join("tokenizer_config.json")).ok()?;
     let v: Value = serde_json::from_str(&text).ok()?;
     let m = v.get("model_max_length")?.as_f64()?;
-    (m >= 16.0 && m <= 100_000.0).then_some(m as usize)
+    (16.0..=100_000.0).contains(&m).then_some(m as usize)
 }
 
 impl CrossEncoder {
