@@ -9,6 +9,7 @@ use crate::EvalArgs;
 use crate::eval_report::{ArmTask, EvalReport, OracleRef, TaskRecord};
 use anyhow::{Context, Result, bail, ensure};
 use gos_core::bootstrap::{Interval, paired_interval};
+use gos_core::cross_encoder::{CrossEncoder, StageParams};
 use gos_core::dense::SentenceEncoder;
 use gos_core::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
 use gos_core::retrieve::rank_of;
@@ -34,13 +35,18 @@ pub struct Arm {
     pub mode: RetrievalMode,
     /// Seed source.
     pub source: SeedSource,
+    /// Whether the cross-encoder stage runs after field-evidence reranking.
+    pub cross_encoder: bool,
 }
+
+/// Rerankers an arm can name after its seeds.
+const RERANKERS: [&str; 1] = ["cross-encoder"];
 
 /// Parse one arm name `MODE/SEEDS[/RERANKER]`. A bare `MODE` means lexical seeds.
 ///
 /// # Errors
-/// An unknown mode or seed source, or any reranker: only the built-in field-evidence scoring
-/// exists.
+/// An unknown mode or seed source, or a reranker other than `cross-encoder` (the built-in
+/// field-evidence scoring is part of every arm).
 pub fn parse_arm(spec: &str) -> Result<Arm> {
     let parts: Vec<&str> = spec.trim().split('/').map(str::trim).collect();
     ensure!(
@@ -50,17 +56,22 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
     let mode: RetrievalMode = parts[0].parse().with_context(|| format!("arm `{spec}`"))?;
     let seeds = parts.get(1).copied().unwrap_or("lexical");
     let source: SeedSource = seeds.parse().with_context(|| format!("arm `{spec}`"))?;
-    if let Some(reranker) = parts.get(2) {
+    let reranker = parts.get(2).copied();
+    if let Some(r) = reranker.filter(|r| !RERANKERS.contains(r)) {
         bail!(
-            "arm `{spec}`: reranker `{reranker}` is not available in this workspace (only the \
-             built-in field-evidence scoring; leave the reranker out, e.g. `{}/{seeds}`)",
+            "arm `{spec}`: reranker `{r}` is not available (the only reranker is \
+             `cross-encoder`; leave it out for field-evidence scoring, e.g. `{}/{seeds}`)",
             mode.as_str()
         );
     }
     Ok(Arm {
-        name: format!("{}/{seeds}", mode.as_str()),
+        name: match reranker {
+            Some(r) => format!("{}/{seeds}/{r}", mode.as_str()),
+            None => format!("{}/{seeds}", mode.as_str()),
+        },
         mode,
         source,
+        cross_encoder: reranker.is_some(),
     })
 }
 
@@ -192,22 +203,35 @@ fn progress(total: u64, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// Run every arm once on every task and collect the per-task records.
+/// Run every arm once on every task and collect the per-task records. Dense and hybrid arms
+/// use `encoder`; arms with the cross-encoder use `cross_encoder`; each must then be given.
 ///
 /// # Errors
-/// Retrieval errors, naming the task and the arm.
-pub fn run_arms(
-    ws: &Workspace,
+/// Retrieval errors, naming the task and the arm; a cross-encoder arm without a model.
+pub fn run_arms<'a>(
+    ws: &'a Workspace,
     tasks: &[TaskLine],
     arms: &[Arm],
     base: &RetrieveOptions,
-    encoder: Option<&SentenceEncoder>,
+    encoder: Option<&'a SentenceEncoder>,
+    cross_encoder: Option<(&'a CrossEncoder, StageParams)>,
     quiet: bool,
 ) -> Result<Vec<TaskRecord>> {
-    let mut retriever = Retriever::new(ws);
-    if let Some(e) = encoder {
-        retriever = retriever.with_encoder(e)?;
-    }
+    let with_encoder = |r: Retriever<'a>| -> Result<Retriever<'a>> {
+        match encoder {
+            Some(e) => Ok(r.with_encoder(e)?),
+            None => Ok(r),
+        }
+    };
+    let retriever = with_encoder(Retriever::new(ws))?;
+    let ce_retriever = match cross_encoder {
+        Some((ce, p)) => Some(with_encoder(Retriever::new(ws))?.with_cross_encoder(ce, p)),
+        None => None,
+    };
+    ensure!(
+        ce_retriever.is_some() || arms.iter().all(|a| !a.cross_encoder),
+        "a cross-encoder arm needs a cross-encoder model"
+    );
     let dependency_edges: Vec<(usize, usize)> = ws
         .graph
         .indexed_edges()
@@ -234,9 +258,13 @@ pub fn run_arms(
         let mut per_arm = Vec::with_capacity(arms.len());
         for arm in arms {
             let opts = arm_options(base, arm);
-            let mut r = retriever
-                .retrieve_embedded(&task.instruction, query_vectors.as_deref(), &opts)
-                .with_context(|| format!("task `{}`, arm {}", task.id, arm.name))?;
+            let mut r = if arm.cross_encoder {
+                ce_retriever.as_ref().expect("checked above")
+            } else {
+                &retriever
+            }
+            .retrieve_embedded(&task.instruction, query_vectors.as_deref(), &opts)
+            .with_context(|| format!("task `{}`, arm {}", task.id, arm.name))?;
             if arm.source.needs_vectors() {
                 r.timings.encode = encode_ms;
                 r.timings.total += encode_ms;
@@ -337,17 +365,37 @@ pub fn intervals(
 pub fn run(args: EvalArgs) -> Result<()> {
     let arms = parse_arms(&args.arms)?;
     ensure!(args.resamples > 0, "--resamples must be at least 1");
+    let ce_arm = arms.iter().find(|a| a.cross_encoder);
+    if let Some(arm) = ce_arm {
+        args.cross_encoder.dir(&format!("arm `{}`", arm.name))?;
+    }
     let tasks = load_tasks(&args.tasks)?;
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let cross_encoder = match ce_arm {
+        Some(arm) => Some(args.cross_encoder.load(&format!("arm `{}`", arm.name))?),
+        None => None,
+    };
     let mut base = RetrieveOptions::default();
     base.seeds.fusion = args.fusion.parse()?;
     base.rerank.dense = args.dense_weight;
     base.seeds.query_chunks = args.query_chunks;
     let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
-    let encoder =
-        crate::encoder_arg::load(&ws, needs_vectors, args.model_dir.as_deref(), &args.device)?;
-    let records = run_arms(&ws, &tasks, &arms, &base, encoder.as_ref(), args.quiet)?;
+    let encoder = crate::encoder_arg::load(
+        &ws,
+        needs_vectors,
+        args.model_dir.as_deref(),
+        &args.cross_encoder.device,
+    )?;
+    let records = run_arms(
+        &ws,
+        &tasks,
+        &arms,
+        &base,
+        encoder.as_ref(),
+        cross_encoder.as_ref().map(|(ce, p)| (ce, *p)),
+        args.quiet,
+    )?;
     let baseline = baseline_index(&arms);
     let ci = intervals(&records, &arms, baseline, args.resamples, args.seed);
     let report = EvalReport::new(&arms, baseline, records, ci, &base, &args, &ws);
@@ -397,7 +445,10 @@ mod tests {
         let err = |s: &str| format!("{:#}", parse_arm(s).unwrap_err());
         assert!(err("reverse/dense").contains("not available in this workspace"));
         assert!(err("reverse/hybrid").contains("later issue"));
-        assert!(err("reverse/lexical/cross-encoder").contains("reranker `cross-encoder`"));
+        assert!(err("reverse/lexical/colbert").contains("reranker `colbert`"));
+        let ce = parse_arm("one-hop/lexical/cross-encoder").unwrap();
+        assert_eq!(ce.name, "one-hop/lexical/cross-encoder");
+        assert!(ce.cross_encoder && !parse_arm("one-hop").unwrap().cross_encoder);
         assert!(err("sideways/lexical").contains("sideways"));
         assert!(err("reverse/bm42").contains("not a known seed source"));
         assert!(err("reverse//").contains("MODE/SEEDS"));

@@ -185,6 +185,14 @@ impl EvalReport {
                 "min_relative_score": options.min_relative_score,
                 "all": format!("{options:?}"),
             },
+            "cross_encoder": arms.iter().any(|a| a.cross_encoder).then(|| json!({
+                "reranker_dir": args.cross_encoder.reranker_dir,
+                "top": args.cross_encoder.rerank_top,
+                "max_chars": args.cross_encoder.rerank_max_chars,
+                "weight": args.cross_encoder.ce_weight,
+                "reserved_share": args.cross_encoder.ce_reserved_share,
+                "device": args.cross_encoder.device,
+            })),
             "gos_version": env!("CARGO_PKG_VERSION"),
         });
         EvalReport {

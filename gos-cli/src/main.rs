@@ -8,6 +8,7 @@ mod eval_cmd;
 mod eval_plots;
 mod eval_report;
 mod progress;
+mod rerank_args;
 mod retrieve_cmd;
 mod stats_cmd;
 
@@ -114,9 +115,6 @@ struct RetrieveArgs {
     /// Sentence encoder for the query (default: the model the workspace was built with).
     #[arg(long, env = "GOS_MODEL_DIR")]
     model_dir: Option<PathBuf>,
-    /// Device of the query encoder: cpu, or cuda:N with a `--features cuda` build.
-    #[arg(long, default_value = "cpu")]
-    device: String,
     /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
     /// by the query's idf mass is below it (default 0.5).
     #[arg(long)]
@@ -125,6 +123,12 @@ struct RetrieveArgs {
     /// cosine is below it.
     #[arg(long, default_value_t = gos_core::retrieve::DEFAULT_MIN_DENSE_SCORE)]
     min_dense_score: f32,
+    /// Reranking after diffusion: `fields` (graph score and field evidence) or
+    /// `cross-encoder` (then a cross-encoder over the top candidates; needs --reranker-dir).
+    #[arg(long, default_value = "fields", value_parser = ["fields", "cross-encoder"])]
+    rerank: String,
+    #[command(flatten)]
+    cross_encoder: rerank_args::CrossEncoderArgs,
     /// Print one JSON object instead of the rendered context.
     #[arg(long)]
     json: bool,
@@ -157,8 +161,8 @@ struct EvalArgs {
     #[arg(long)]
     out: PathBuf,
     /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
-    /// no-graph; seeds lexical, dense, hybrid. Intervals compare each arm with the first
-    /// reverse arm.
+    /// no-graph; seeds lexical, dense, hybrid; reranker cross-encoder (needs
+    /// --reranker-dir). Intervals compare each arm with the first reverse arm.
     #[arg(long, default_value = eval_cmd::DEFAULT_ARMS)]
     arms: String,
     /// Fusion of hybrid seeds: rrf (k = 60), rrf:K, or weighted:W.
@@ -174,9 +178,8 @@ struct EvalArgs {
     /// Sentence encoder for dense and hybrid arms (default: the workspace's model).
     #[arg(long, env = "GOS_MODEL_DIR")]
     model_dir: Option<PathBuf>,
-    /// Device of the query encoder.
-    #[arg(long, default_value = "cpu")]
-    device: String,
+    #[command(flatten)]
+    cross_encoder: rerank_args::CrossEncoderArgs,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
     resamples: usize,

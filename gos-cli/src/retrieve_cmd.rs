@@ -48,12 +48,22 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         &ws,
         opts.seeds.source.needs_vectors(),
         args.model_dir.as_deref(),
-        &args.device,
+        &args.cross_encoder.device,
     )?;
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
+    let t_load = Instant::now();
+    let cross_encoder = if args.rerank == "cross-encoder" {
+        Some(args.cross_encoder.load("--rerank cross-encoder")?)
+    } else {
+        None
+    };
+    let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
     let mut retriever = Retriever::new(&ws);
     if let Some(e) = &encoder {
         retriever = retriever.with_encoder(e)?;
+    }
+    if let Some((ce, params)) = &cross_encoder {
+        retriever = retriever.with_cross_encoder(ce, *params);
     }
     let r = retriever.retrieve(&query, &opts)?;
     if !args.json {
@@ -81,6 +91,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         "query": query,
         "mode": mode.as_str(),
         "seed_source": r.source.as_str(),
+        "rerank": args.rerank,
         "skills": skills,
         "rendered_context": r.bundle.rendered_context,
         "context_chars": r.bundle.rendered_context.chars().count(),
@@ -98,6 +109,8 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
             "seed": r.timings.seed,
             "diffuse": r.timings.diffuse,
             "rerank": r.timings.rerank,
+            "reranker_load": load_ms,
+            "cross_encoder": r.timings.cross_encoder,
             "hydrate": r.timings.hydrate,
             "retrieve": r.timings.total,
             "total": start.elapsed().as_secs_f64() * 1e3,

@@ -8,12 +8,14 @@
 //! 2. **diffusion**: the seed weights form a personalization vector, spread over a sparse
 //!    row-stochastic transition matrix by reverse-aware Personalized PageRank ([`ppr`]), or by
 //!    one of the ablation modes ([`RetrievalMode`]);
-//! 3. **rerank**: graph score and field evidence are combined ([`rerank`]);
+//! 3. **rerank**: graph score and field evidence are combined ([`rerank`]), optionally
+//!    followed by a cross-encoder over the top candidates ([`cross_encoder`]);
 //! 4. **hydration**: skills are rendered into a bundle under character budgets ([`hydrate`]).
 //!
 //! The crate has no network code. Errors are typed ([`Error`]).
 
 pub mod bootstrap;
+pub mod cross_encoder;
 pub mod dense;
 pub mod device;
 pub mod error;

@@ -1,5 +1,6 @@
 //! The online pipeline: seeds -> diffusion -> rerank -> hydration.
 
+use crate::cross_encoder::{CrossEncoder, StageParams};
 use crate::dense::SentenceEncoder;
 use crate::error::{Error, Result};
 use crate::graph::EdgeType;
@@ -136,6 +137,8 @@ pub struct RankedSkill {
     pub dense_score: Option<f32>,
     /// 1-based seed rank.
     pub seed_rank: Option<usize>,
+    /// Cross-encoder score (logit scale) when the cross-encoder stage scored this candidate.
+    pub cross_encoder_score: Option<f32>,
 }
 
 /// Milliseconds per stage.
@@ -149,6 +152,8 @@ pub struct Timings {
     pub diffuse: f64,
     /// Final scoring and sort.
     pub rerank: f64,
+    /// Cross-encoder stage (text views, tokenization, forward passes); 0 when it is off.
+    pub cross_encoder: f64,
     /// Bundle rendering.
     pub hydrate: f64,
     /// Whole retrieval.
@@ -183,6 +188,7 @@ pub struct Retriever<'w> {
     ws: &'w Workspace,
     name_tokens: Vec<Vec<String>>,
     encoder: Option<&'w SentenceEncoder>,
+    cross_encoder: Option<(&'w CrossEncoder, StageParams)>,
 }
 
 fn ms(since: Instant) -> f64 {
@@ -203,6 +209,7 @@ impl<'w> Retriever<'w> {
             ws,
             name_tokens,
             encoder: None,
+            cross_encoder: None,
         }
     }
 
@@ -234,6 +241,13 @@ impl<'w> Retriever<'w> {
         }
         self.encoder = Some(encoder);
         Ok(self)
+    }
+
+    /// Add the cross-encoder rerank stage after field-evidence reranking
+    /// ([`crate::cross_encoder::stage`]).
+    pub fn with_cross_encoder(mut self, ce: &'w CrossEncoder, params: StageParams) -> Self {
+        self.cross_encoder = Some((ce, params));
+        self
     }
 
     /// The workspace.
@@ -349,8 +363,23 @@ impl<'w> Retriever<'w> {
             bm25: &lexical,
             dense: &dense,
         };
-        let ranked = self.rank(&terms, &lists, &seeding.seeds, &graph_scores, opts);
+        let mut ranked = self.rank(&terms, &lists, &seeding.seeds, &graph_scores, opts);
         let t_rerank = ms(t);
+        // `ranked` is sorted by descending score, so the candidates above the relative floor
+        // are a prefix; the cross-encoder stage reorders within it and keeps its length.
+        let eligible = ranked.first().map_or(0, |b| {
+            let floor = opts.min_relative_score * b.score;
+            ranked.iter().take_while(|r| r.score >= floor).count()
+        });
+        let t = Instant::now();
+        if let Some((ce, params)) = &self.cross_encoder {
+            self.cross_encoder_stage(ce, params, query, &mut ranked, eligible, opts)?;
+        }
+        let t_cross_encoder = if self.cross_encoder.is_some() {
+            ms(t)
+        } else {
+            0.0
+        };
 
         let t = Instant::now();
         let mass = self.ws.lexical.idf_mass(&terms)?;
@@ -368,13 +397,11 @@ impl<'w> Retriever<'w> {
         let bundle = if ranked.is_empty() || !relevant {
             no_hit(query)
         } else {
-            // `ranked` is sorted by descending score, so the candidates above the relative
-            // floor are a prefix; reasons are only worked out for the skills hydrated.
-            let best = ranked[0].score;
+            // Reasons are only worked out for the skills hydrated.
             let mut inputs = Vec::new();
             for (i, r) in ranked
                 .iter()
-                .take_while(|r| r.score >= opts.min_relative_score * best)
+                .take(eligible)
                 .take(opts.budgets.top_n)
                 .enumerate()
             {
@@ -397,6 +424,7 @@ impl<'w> Retriever<'w> {
                 seed: t_seed,
                 diffuse: t_diffuse,
                 rerank: t_rerank,
+                cross_encoder: t_cross_encoder,
                 hydrate: t_hydrate,
                 total: ms(start),
             },
@@ -487,11 +515,45 @@ impl<'w> Retriever<'w> {
                     bm25_score: bm25.get(&node).copied(),
                     dense_score: dense.get(&node).copied(),
                     seed_rank: seed_rank.get(&node).copied(),
+                    cross_encoder_score: None,
                 }
             })
             .collect();
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
         ranked
+    }
+
+    /// The cross-encoder stage: the candidate's text view is its name, description and body;
+    /// graph-added candidates (protected by the reserved share) are non-seeds with graph mass
+    /// that the graph ranked above their BM25 rank, in the modes that use the graph.
+    fn cross_encoder_stage(
+        &self,
+        ce: &CrossEncoder,
+        params: &StageParams,
+        query: &str,
+        ranked: &mut Vec<RankedSkill>,
+        eligible: usize,
+        opts: &RetrieveOptions,
+    ) -> Result<()> {
+        let graph_mode = opts.mode != RetrievalMode::NoGraph;
+        let text = |r: &RankedSkill| -> Result<String> {
+            let content = self.hydration_input(r, String::new())?.content;
+            Ok(format!(
+                "{}\n{content}",
+                self.ws.manifest.nodes[r.node].name
+            ))
+        };
+        let protected = |pre_rank: usize, r: &RankedSkill| {
+            graph_mode
+                && r.seed_rank.is_none()
+                && r.graph_score > 0.0
+                && r.pool_rank.is_none_or(|l| l > pre_rank)
+        };
+        let top_n = opts.budgets.top_n;
+        crate::cross_encoder::stage::rerank(
+            ce, query, ranked, eligible, top_n, params, text, protected,
+        )?;
+        Ok(())
     }
 
     /// Why `r` is a candidate: its seed or lexical rank, or the graph edge linking it to a

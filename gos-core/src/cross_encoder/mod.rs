@@ -1,0 +1,395 @@
+//! Cross-encoder reranking: a sequence classifier that reads the query and a skill's text
+//! together and gives one relevance logit per pair.
+//!
+//! A cross-encoder is the strongest known reranker for the top of a candidate list (SkillFlow
+//! and SkillRouter gain most of their top-1 accuracy there, reference notes), and the most
+//! expensive: one transformer pass per candidate. gos runs it over the top R candidates after
+//! diffusion and field-evidence reranking ([`stage`]).
+//!
+//! Models are read from a directory in Hugging Face layout (`config.json`, `tokenizer.json`,
+//! `model.safetensors`; `tokenizer_config.json` optional). Two architectures are detected from
+//! `config.json` ([`Architecture::detect`]):
+//!
+//! - BERT-family sequence classifiers (`BertForSequenceClassification`, e.g. the
+//!   `cross-encoder/ms-marco-MiniLM-L-6-v2` family): [`bert`];
+//! - XLM-RoBERTa sequence classifiers (`XLMRobertaForSequenceClassification`, e.g.
+//!   `BAAI/bge-reranker-base`): [`xlm_roberta`].
+//!
+//! The pair is tokenized by the model's own tokenizer.json ([`pair`]): its special-token
+//! template, padding to the longest pair of a batch, truncation that keeps the query.
+//! Numerical agreement with an independent numpy forward pass is checked by the
+//! `cross_encoder` tests (scripts/cross_encoder_reference.py).
+
+mod bert;
+mod pair;
+pub mod random;
+pub mod stage;
+mod xlm_roberta;
+
+pub use pair::truncate_chars;
+pub use stage::StageParams;
+
+use crate::error::{Error, Result};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tokenizers::{Encoding, Tokenizer};
+
+/// Sequence limit in tokens (special tokens included) when neither the caller nor
+/// `tokenizer_config.json` gives one: 512, what the ms-marco MiniLM and bge-reranker models
+/// were trained with.
+pub const DEFAULT_MAX_LENGTH: usize = 512;
+
+/// Pairs per forward pass in [`CrossEncoder::score`]. 16 pairs of ~512 tokens keep peak
+/// memory under ~200 MiB for a 6-layer 384-wide model on the CPU.
+pub const DEFAULT_BATCH_SIZE: usize = 16;
+
+/// Model families gos can run as a cross-encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Architecture {
+    /// `BertForSequenceClassification` (model_type `bert`): encoder, pooler, linear head.
+    Bert,
+    /// `XLMRobertaForSequenceClassification` (model_type `xlm-roberta` or `roberta`): encoder
+    /// with padding-aware positions, `dense -> tanh -> out_proj` head.
+    XlmRoberta,
+}
+
+impl Architecture {
+    /// Detect the architecture from a parsed `config.json`: its `architectures` list first
+    /// (`BertForSequenceClassification`, `XLMRobertaForSequenceClassification`,
+    /// `RobertaForSequenceClassification`), else its `model_type` (`bert`, `xlm-roberta`,
+    /// `roberta`).
+    ///
+    /// # Errors
+    /// A message naming what was found when it is neither family or not a sequence classifier
+    /// (e.g. a plain `BertModel` sentence encoder).
+    pub fn detect(config: &Value) -> std::result::Result<Self, String> {
+        let archs: Vec<&str> = config
+            .get("architectures")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for a in &archs {
+            match *a {
+                "BertForSequenceClassification" => return Ok(Architecture::Bert),
+                "XLMRobertaForSequenceClassification" | "RobertaForSequenceClassification" => {
+                    return Ok(Architecture::XlmRoberta);
+                }
+                _ => {}
+            }
+        }
+        if !archs.is_empty() {
+            return Err(format!(
+                "architectures {archs:?} are not a supported sequence classifier \
+                 (BertForSequenceClassification, XLMRobertaForSequenceClassification)"
+            ));
+        }
+        match config.get("model_type").and_then(Value::as_str) {
+            Some("bert") => Ok(Architecture::Bert),
+            Some("xlm-roberta" | "roberta") => Ok(Architecture::XlmRoberta),
+            Some(other) => Err(format!(
+                "model_type `{other}` is not supported (bert, xlm-roberta)"
+            )),
+            None => Err("config.json has neither `architectures` nor `model_type`".to_string()),
+        }
+    }
+
+    /// Name used in messages and reports (`bert`, `xlm-roberta`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Architecture::Bert => "bert",
+            Architecture::XlmRoberta => "xlm-roberta",
+        }
+    }
+}
+
+enum Model {
+    Bert(bert::BertClassifier),
+    XlmRoberta(xlm_roberta::XlmRobertaClassifier),
+}
+
+/// A loaded cross-encoder.
+pub struct CrossEncoder {
+    model: Model,
+    /// The model's tokenizer without truncation or padding (query capping).
+    plain: Tokenizer,
+    /// The same, configured for pairs by [`pair::configure`].
+    tokenizer: Tokenizer,
+    device: Device,
+    dir: PathBuf,
+    architecture: Architecture,
+    max_length: usize,
+    num_labels: usize,
+    zero_types: bool,
+}
+
+impl std::fmt::Debug for CrossEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrossEncoder")
+            .field("dir", &self.dir)
+            .field("architecture", &self.architecture)
+            .field("max_length", &self.max_length)
+            .field("num_labels", &self.num_labels)
+            .finish()
+    }
+}
+
+fn model_err(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Model {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+fn need(dir: &Path, file: &str) -> Result<PathBuf> {
+    let p = dir.join(file);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(model_err(
+            dir,
+            format!(
+                "missing {file}; expected a Hugging Face cross-encoder directory (config.json, \
+                 tokenizer.json, model.safetensors), see docs/cross-encoder.md"
+            ),
+        ))
+    }
+}
+
+/// Number of output labels: the length of `id2label`, else `num_labels`, else 1.
+fn num_labels(config: &Value) -> usize {
+    config
+        .get("id2label")
+        .and_then(Value::as_object)
+        .map(|m| m.len())
+        .or_else(|| {
+            config
+                .get("num_labels")
+                .and_then(Value::as_u64)
+                .map(|n| n as usize)
+        })
+        .unwrap_or(1)
+}
+
+/// `model_max_length` of tokenizer_config.json when it is a real limit (Hugging Face writes a
+/// huge sentinel when there is none).
+fn tokenizer_max_length(dir: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(dir.join("tokenizer_config.json")).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    let m = v.get("model_max_length")?.as_f64()?;
+    (16.0..=100_000.0).contains(&m).then_some(m as usize)
+}
+
+impl CrossEncoder {
+    /// Load the cross-encoder in `dir` onto `device` (see [`crate::device::parse_device`]),
+    /// with the sequence limit from tokenizer_config.json or [`DEFAULT_MAX_LENGTH`].
+    ///
+    /// # Errors
+    /// See [`CrossEncoder::load_with_max_length`].
+    pub fn load(dir: &Path, device: &Device) -> Result<Self> {
+        Self::load_with_max_length(dir, device, None)
+    }
+
+    /// Load with an explicit sequence limit in tokens (special tokens included). Whatever the
+    /// source, the limit is capped by the model's position table (`max_position_embeddings`,
+    /// less `pad_token_id + 1` for XLM-R, whose positions start after the padding index).
+    /// Weights are memory-mapped as f32.
+    ///
+    /// # Errors
+    /// [`Error::Model`] naming the file when a file is missing or unreadable, the config is
+    /// not a supported sequence classifier or lacks a field, the model has more than two
+    /// labels, the limit is under 16 tokens, or the weights do not match the config.
+    pub fn load_with_max_length(
+        dir: &Path,
+        device: &Device,
+        max_length: Option<usize>,
+    ) -> Result<Self> {
+        let config_path = need(dir, "config.json")?;
+        let tokenizer_path = need(dir, "tokenizer.json")?;
+        let weights_path = need(dir, "model.safetensors")?;
+        let config_text =
+            std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
+        let config: Value = serde_json::from_str(&config_text)
+            .map_err(|e| model_err(&config_path, format!("invalid JSON: {e}")))?;
+        let architecture = Architecture::detect(&config).map_err(|r| model_err(&config_path, r))?;
+        let num_labels = num_labels(&config);
+        if !(1..=2).contains(&num_labels) {
+            return Err(model_err(
+                &config_path,
+                format!(
+                    "{num_labels} labels; a cross-encoder has 1 (a logit) or 2 (not relevant, relevant)"
+                ),
+            ));
+        }
+        let int = |key: &str| config.get(key).and_then(Value::as_u64).map(|v| v as usize);
+        let pad_id = int("pad_token_id").unwrap_or(match architecture {
+            Architecture::Bert => 0,
+            Architecture::XlmRoberta => 1,
+        });
+        let positions = int("max_position_embeddings").unwrap_or(DEFAULT_MAX_LENGTH);
+        let position_cap = match architecture {
+            Architecture::Bert => positions,
+            Architecture::XlmRoberta => positions.saturating_sub(pad_id + 1),
+        };
+        let max_length = max_length
+            .or_else(|| tokenizer_max_length(dir))
+            .unwrap_or(DEFAULT_MAX_LENGTH)
+            .min(position_cap);
+        if max_length < 16 {
+            return Err(model_err(
+                &config_path,
+                format!("sequence limit {max_length} tokens is under 16"),
+            ));
+        }
+        let zero_types = int("type_vocab_size").unwrap_or(1) <= 1;
+        let mut plain =
+            Tokenizer::from_file(&tokenizer_path).map_err(|e| model_err(&tokenizer_path, e))?;
+        plain.with_padding(None);
+        plain
+            .with_truncation(None)
+            .map_err(|e| model_err(&tokenizer_path, e))?;
+        let mut tokenizer = plain.clone();
+        pair::configure(&mut tokenizer, pad_id as u32, max_length)
+            .map_err(|e| model_err(&tokenizer_path, e))?;
+        // SAFETY: the weights file is memory-mapped read-only; gos never writes model files
+        // and the mapping lives as long as the model.
+        let vb = unsafe {
+            VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, device)
+                .map_err(|e| model_err(&weights_path, e))?
+        };
+        let model = match architecture {
+            Architecture::Bert => {
+                let cfg: candle_transformers::models::bert::Config =
+                    serde_json::from_value(config.clone())
+                        .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
+                Model::Bert(
+                    bert::BertClassifier::load(vb, &cfg, num_labels)
+                        .map_err(|e| model_err(&weights_path, e))?,
+                )
+            }
+            Architecture::XlmRoberta => {
+                let cfg: candle_transformers::models::xlm_roberta::Config =
+                    serde_json::from_value(config.clone()).map_err(|e| {
+                        model_err(&config_path, format!("not an XLM-RoBERTa config: {e}"))
+                    })?;
+                Model::XlmRoberta(
+                    xlm_roberta::XlmRobertaClassifier::load(vb, &cfg, num_labels)
+                        .map_err(|e| model_err(&weights_path, e))?,
+                )
+            }
+        };
+        Ok(CrossEncoder {
+            model,
+            plain,
+            tokenizer,
+            device: device.clone(),
+            dir: dir.to_path_buf(),
+            architecture,
+            max_length,
+            num_labels,
+            zero_types,
+        })
+    }
+
+    /// Detected architecture.
+    pub fn architecture(&self) -> Architecture {
+        self.architecture
+    }
+
+    /// Sequence limit in tokens, special tokens included.
+    pub fn max_length(&self) -> usize {
+        self.max_length
+    }
+
+    /// Model directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Number of output labels (1 or 2).
+    pub fn num_labels(&self) -> usize {
+        self.num_labels
+    }
+
+    /// Token encodings of `(query, doc)` for each document, as the model sees them: special
+    /// tokens, query kept (capped at half the limit), document truncated, padded to the
+    /// longest pair.
+    ///
+    /// # Errors
+    /// [`Error::Model`] on tokenizer failures.
+    pub fn encode_pairs(&self, query: &str, docs: &[&str]) -> Result<Vec<Encoding>> {
+        pair::encode_pairs(&self.plain, &self.tokenizer, query, docs, self.max_length)
+            .map_err(|e| model_err(&self.dir, e))
+    }
+
+    /// Raw logits of one batch: `docs.len()` rows of [`Self::num_labels`] values, in input
+    /// order, all pairs in one forward pass (padding does not change a pair's logits).
+    ///
+    /// # Errors
+    /// [`Error::Model`] on tokenizer or tensor failures.
+    pub fn logits(&self, query: &str, docs: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if docs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let enc = self.encode_pairs(query, docs)?;
+        let n = enc.len();
+        let len = enc[0].get_ids().len();
+        let mut ids = Vec::with_capacity(n * len);
+        let mut types = Vec::with_capacity(n * len);
+        let mut mask = Vec::with_capacity(n * len);
+        for e in &enc {
+            ids.extend_from_slice(e.get_ids());
+            if self.zero_types {
+                types.extend(std::iter::repeat_n(0u32, e.len()));
+            } else {
+                types.extend_from_slice(e.get_type_ids());
+            }
+            mask.extend_from_slice(e.get_attention_mask());
+        }
+        let err = |e: candle_core::Error| model_err(&self.dir, e);
+        let t = |v: Vec<u32>| Tensor::from_vec(v, (n, len), &self.device).map_err(err);
+        let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
+        let logits = match &self.model {
+            Model::Bert(m) => m.forward(&ids, &types, &mask),
+            Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
+        }
+        .map_err(err)?;
+        logits
+            .to_device(&Device::Cpu)
+            .and_then(|t| t.to_dtype(DType::F32))
+            .and_then(|t| t.to_vec2::<f32>())
+            .map_err(err)
+    }
+
+    /// One relevance score per document, in input order, computed in batches of
+    /// `batch_size` pairs: the logit for one-label models (ms-marco, bge-reranker), the
+    /// log-odds `logit[1] - logit[0]` for two-label models. Higher is more relevant; the scale
+    /// is the model's (ms-marco MiniLM logits lie roughly in -11..11).
+    ///
+    /// # Errors
+    /// [`Error::Model`] on tokenizer or tensor failures; [`Error::InvalidOption`] for a zero
+    /// `batch_size`.
+    pub fn score(&self, query: &str, docs: &[&str], batch_size: usize) -> Result<Vec<f32>> {
+        if batch_size == 0 {
+            return Err(Error::InvalidOption {
+                name: "batch_size",
+                reason: "must be at least 1".to_string(),
+            });
+        }
+        let mut out = Vec::with_capacity(docs.len());
+        for chunk in docs.chunks(batch_size) {
+            for row in self.logits(query, chunk)? {
+                out.push(match row.as_slice() {
+                    [l] => *l,
+                    [l0, l1] => l1 - l0,
+                    _ => unreachable!("num_labels is checked at load"),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;
