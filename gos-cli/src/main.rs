@@ -102,8 +102,9 @@ struct RetrieveArgs {
     /// Default: hybrid when the workspace has vectors, else lexical.
     #[arg(long)]
     seeds: Option<String>,
-    /// Fusion of hybrid seeds: rrf (k = 60), rrf:K, or weighted:W (W = lexical weight).
-    #[arg(long, default_value = "rrf")]
+    /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
+    /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
+    #[arg(long, default_value = "weighted:0.7")]
     fusion: String,
     /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
     #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
@@ -165,8 +166,9 @@ struct EvalArgs {
     /// --reranker-dir). Intervals compare each arm with the first reverse arm.
     #[arg(long, default_value = eval_cmd::DEFAULT_ARMS)]
     arms: String,
-    /// Fusion of hybrid seeds: rrf (k = 60), rrf:K, or weighted:W.
-    #[arg(long, default_value = "rrf")]
+    /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
+    /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
+    #[arg(long, default_value = "weighted:0.7")]
     fusion: String,
     /// Weight of the dense (cosine) evidence in the final score.
     #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
