@@ -9,6 +9,7 @@ use crate::eval_report::{ArmTask, EvalReport, OracleRef, TaskRecord};
 use anyhow::{Context, Result, bail, ensure};
 use gos_core::bootstrap::{Interval, paired_interval};
 use gos_core::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
+use gos_core::ppr::PprParams;
 use gos_core::retrieve::rank_of;
 use gos_core::{EdgeType, RetrievalMode, RetrieveOptions, Retriever, Workspace};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -320,7 +321,13 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let tasks = load_tasks(&args.tasks)?;
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
-    let base = RetrieveOptions::default();
+    let base = RetrieveOptions {
+        ppr: PprParams {
+            method: args.ppr.parse()?,
+            ..PprParams::default()
+        },
+        ..RetrieveOptions::default()
+    };
     let records = run_arms(&ws, &tasks, &arms, &base, args.quiet)?;
     let baseline = baseline_index(&arms);
     let ci = intervals(&records, &arms, baseline, args.resamples, args.seed);
