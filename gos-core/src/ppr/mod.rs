@@ -84,7 +84,8 @@ impl ReverseWeights {
 
 /// Diffusion parameters. Defaults: restart probability 0.2, tolerance 1e-6 (L1), at most 50
 /// iterations ([C] `Settings`: `PPR_DAMPING`, `PPR_TOLERANCE`, `PPR_MAX_ITER`); push threshold
-/// 1e-7 per unit of out-degree (chosen in docs/performance.md: DEV eval unchanged, see there).
+/// 1e-9 per unit of out-degree (docs/performance.md: with it the DEV reverse arm is identical
+/// to the exact solver; 1e-7 moved one near-duplicate tie).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PprParams {
     /// Probability of jumping back to the personalization vector at each step, in (0, 1].

@@ -12,8 +12,42 @@ use super::power::normalized;
 use super::{PprParams, PprResult, TransitionMatrix};
 use std::collections::VecDeque;
 
+/// Share of the nodes (`1 / SWEEP_SHARE`) in the queue at which push switches to sweeps.
+const SWEEP_SHARE: usize = 16;
+
+/// Push node `u`: move `a * r_u` into `x_u` and spread `(1 - a) * r_u` along row `u` (over
+/// the seeds when `u` is dangling), calling `touched(v, new r_v)` for every receiver.
+fn push_node(
+    m: &TransitionMatrix,
+    a: f64,
+    u: usize,
+    x: &mut [f64],
+    r: &mut [f64],
+    seeds: &[(usize, f64)],
+    mut touched: impl FnMut(usize, f64),
+) {
+    let ru = r[u];
+    r[u] = 0.0;
+    x[u] += a * ru;
+    let spread = (1.0 - a) * ru;
+    let (cols, probs) = m.row(u);
+    if cols.is_empty() {
+        for &(v, w) in seeds {
+            r[v] += spread * w;
+            touched(v, r[v]);
+        }
+    } else {
+        for (&v, &w) in cols.iter().zip(probs) {
+            let v = v as usize;
+            r[v] += spread * w as f64;
+            touched(v, r[v]);
+        }
+    }
+}
+
 /// Personalized PageRank by forward push: nodes are pushed in FIFO order while their residual
-/// is at least `params.push_epsilon * max(1, out_degree)`. Also stops after
+/// is at least `params.push_epsilon * max(1, out_degree)`, switching to in-order sweeps over
+/// all nodes when more than 1/16 of them are active at once. Also stops after
 /// `params.max_iter * nodes` pushes (a safety cap that the threshold normally never reaches).
 ///
 /// Returns scores that are not renormalized (they sum to `1 - residual`), the number of
@@ -59,34 +93,40 @@ pub fn push_pagerank(
     }
     let cap = params.max_iter.saturating_mul(n.max(1));
     let mut pushes = 0usize;
+    // Local phase: FIFO queue of nodes above threshold. When the active set grows past
+    // `n / SWEEP_SHARE` the diffusion is global (e.g. on expander-like graphs) and in-order
+    // sweeps over all nodes (Gauss-Seidel order, sequential row reads) are cheaper than the
+    // queue; the threshold and therefore the error statement are the same in both phases.
+    let sweep_at = (n / SWEEP_SHARE).max(64);
+    let mut global = false;
     while let Some(u) = queue.pop_front() {
         let u = u as usize;
         queued[u] = false;
-        let ru = r[u];
-        r[u] = 0.0;
-        x[u] += a * ru;
-        let spread = (1.0 - a) * ru;
-        let (cols, probs) = m.row(u);
-        let mut visit = |v: usize, add: f64, queue: &mut VecDeque<u32>| {
-            r[v] += add;
-            if !queued[v] && r[v] >= threshold(v) {
+        push_node(m, a, u, &mut x, &mut r, &seeds, |v, r| {
+            if !queued[v] && r >= threshold(v) {
                 queued[v] = true;
                 queue.push_back(v as u32);
             }
-        };
-        if cols.is_empty() {
-            for &(v, w) in &seeds {
-                visit(v, spread * w, &mut queue);
-            }
-        } else {
-            for (&v, &w) in cols.iter().zip(probs) {
-                visit(v as usize, spread * w as f64, &mut queue);
-            }
-        }
+        });
         pushes += 1;
         if pushes >= cap {
             break;
         }
+        if queue.len() > sweep_at {
+            global = true;
+            break;
+        }
+    }
+    while global && pushes < cap {
+        let mut pushed = false;
+        for u in 0..n {
+            if r[u] > 0.0 && r[u] >= threshold(u) {
+                push_node(m, a, u, &mut x, &mut r, &seeds, |_, _| {});
+                pushes += 1;
+                pushed = true;
+            }
+        }
+        global = pushed;
     }
     let residual = r.iter().sum::<f64>().max(0.0);
     PprResult {
