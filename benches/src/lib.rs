@@ -1,2 +1,6 @@
-//! Benchmarks of gos live in `benches/benches/` (criterion). This library crate is empty for
-//! now; the synthetic library generator used by the scale benchmarks will live here.
+//! Support code of the gos benchmarks (`benches/benches/`, criterion): the synthetic library
+//! generator ([`synth`], also behind `gos synth`) and synthetic graphs for the diffusion
+//! benchmarks ([`graphs`]).
+
+pub mod graphs;
+pub mod synth;

@@ -12,6 +12,7 @@ use gos_core::bootstrap::{Interval, paired_interval};
 use gos_core::cross_encoder::{CrossEncoder, StageParams};
 use gos_core::dense::SentenceEncoder;
 use gos_core::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
+use gos_core::ppr::PprParams;
 use gos_core::retrieve::rank_of;
 use gos_core::seed::{SeedParams, SeedSource};
 use gos_core::{EdgeType, RetrievalMode, RetrieveOptions, Retriever, Workspace};
@@ -376,7 +377,13 @@ pub fn run(args: EvalArgs) -> Result<()> {
         Some(arm) => Some(args.cross_encoder.load(&format!("arm `{}`", arm.name))?),
         None => None,
     };
-    let mut base = RetrieveOptions::default();
+    let mut base = RetrieveOptions {
+        ppr: PprParams {
+            method: args.ppr.parse()?,
+            ..PprParams::default()
+        },
+        ..RetrieveOptions::default()
+    };
     base.seeds.fusion = args.fusion.parse()?;
     base.rerank.dense = args.dense_weight;
     base.seeds.query_chunks = args.query_chunks;

@@ -183,6 +183,7 @@ impl EvalReport {
                 "pool_k": options.seeds.pool_k,
                 "min_seed_score": options.min_seed_score,
                 "min_relative_score": options.min_relative_score,
+                "ppr": options.ppr.method.as_str(),
                 "all": format!("{options:?}"),
             },
             "cross_encoder": arms.iter().any(|a| a.cross_encoder).then(|| json!({

@@ -11,6 +11,7 @@ mod progress;
 mod rerank_args;
 mod retrieve_cmd;
 mod stats_cmd;
+mod synth_cmd;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -35,6 +36,31 @@ enum Command {
     Stats(StatsArgs),
     /// Evaluate retrieval arms on a labelled task set (ablation harness).
     Eval(EvalArgs),
+    /// Write a synthetic skill library and labelled tasks (scale benchmarks).
+    Synth(SynthArgs),
+}
+
+/// Arguments of `gos synth`.
+#[derive(Debug, clap::Args)]
+struct SynthArgs {
+    /// Number of skill packages (10 to 10,000,000).
+    #[arg(long)]
+    skills: usize,
+    /// Seed; the same (skills, seed) pair always writes the same files.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Most tasks written to tasks.jsonl (one per planted chain).
+    #[arg(long, default_value_t = 200)]
+    tasks: usize,
+    /// Output folder: OUT/library/ and OUT/tasks.jsonl (OUT/library must not exist).
+    #[arg(long)]
+    out: PathBuf,
+    /// Print a JSON summary on stdout.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 /// Arguments of `gos build`.
@@ -89,6 +115,10 @@ struct RetrieveArgs {
     /// no-graph.
     #[arg(long, default_value = "reverse")]
     mode: String,
+    /// PPR solver: push (local forward push, error stated per query) or exact (power
+    /// iteration to an L1 change of 1e-6).
+    #[arg(long, default_value = "push")]
+    ppr: String,
     /// Most skills in the bundle.
     #[arg(long, default_value_t = 8)]
     top_n: usize,
@@ -182,6 +212,9 @@ struct EvalArgs {
     model_dir: Option<PathBuf>,
     #[command(flatten)]
     cross_encoder: rerank_args::CrossEncoderArgs,
+    /// PPR solver of the graph arms: exact (power iteration, the reference) or push.
+    #[arg(long, default_value = "exact")]
+    ppr: String,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
     resamples: usize,
@@ -210,6 +243,7 @@ fn main() -> ExitCode {
         Command::Retrieve(args) => retrieve_cmd::run(args),
         Command::Stats(args) => stats_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Synth(args) => synth_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

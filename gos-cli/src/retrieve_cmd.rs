@@ -4,6 +4,7 @@ use crate::RetrieveArgs;
 use crate::encoder_arg;
 use anyhow::{Context, Result};
 use gos_core::hydrate::Budgets;
+use gos_core::ppr::PprParams;
 use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
 use serde_json::json;
 use std::io::Read;
@@ -25,6 +26,10 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     anyhow::ensure!(args.top_n > 0, "--top-n must be at least 1");
     let mut opts = RetrieveOptions {
         mode,
+        ppr: PprParams {
+            method: args.ppr.parse()?,
+            ..PprParams::default()
+        },
         budgets: Budgets {
             top_n: args.top_n,
             max_chars_per_skill: args.max_chars_per_skill,

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::graph::EdgeType;
 use crate::hydrate::{Budgets, Bundle, HydrationInput, hydrate, no_hit};
 use crate::lexical::LexicalIndex;
-use crate::ppr::{PprParams, personalized_pagerank};
+use crate::ppr::{PprMethod, PprParams, TransitionMatrix, personalized_pagerank, push_pagerank};
 use crate::rerank::{Evidence, RerankWeights, combine, name_coverage};
 use crate::seed::{
     Fusion, Seed, SeedParams, SeedSource, reciprocal_rank_fusion, seeds_from_pool, weighted_fusion,
@@ -346,12 +346,8 @@ impl<'w> Retriever<'w> {
             p[s.node] += s.weight;
         }
         let graph_scores = match opts.mode {
-            RetrievalMode::Reverse => {
-                personalized_pagerank(&self.ws.reverse_matrix, &p, &opts.ppr).scores
-            }
-            RetrievalMode::Forward => {
-                personalized_pagerank(&self.ws.forward_matrix, &p, &opts.ppr).scores
-            }
+            RetrievalMode::Reverse => diffuse(&self.ws.reverse_matrix, &p, &opts.ppr),
+            RetrievalMode::Forward => diffuse(&self.ws.forward_matrix, &p, &opts.ppr),
             RetrievalMode::OneHop => self.one_hop(&p, &opts.ppr),
             RetrievalMode::NoGraph => p.clone(),
         };
@@ -631,6 +627,14 @@ struct FirstStage<'a> {
     bm25: &'a [(usize, f32)],
     /// Dense top-`pool_k` (empty for lexical seeds).
     dense: &'a [(usize, f32)],
+}
+
+/// PPR scores over `m` with the solver `params.method` selects.
+fn diffuse(m: &TransitionMatrix, p: &[f64], params: &PprParams) -> Vec<f64> {
+    match params.method {
+        PprMethod::Exact => personalized_pagerank(m, p, params).scores,
+        PprMethod::Push => push_pagerank(m, p, params).scores,
+    }
 }
 
 /// Convenience for tests and tools: the rank (1-based) of `node` in `ranked`.

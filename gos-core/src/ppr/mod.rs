@@ -1,0 +1,512 @@
+//! Personalized PageRank over a sparse, row-stochastic transition matrix with type-specific
+//! reverse mass ("reverse-aware" diffusion, [P] §3.4).
+//!
+//! Transition matrix ([C] `retrieval.py::build_transition_matrix`, with the fixes of §7.17):
+//! every stored edge `u -> v` of weight `w` adds `w` to `M[u, v]` (forward mass); directed
+//! types (dependency, workflow) also add `w * gamma_type` to `M[v, u]` (reverse mass), so a
+//! seeded consumer sends relevance back to its prerequisites. Semantic and alternative
+//! relations are symmetric, so they add `w` both ways whatever direction was stored (the
+//! reference stored them directed and let the emitted direction change the diffusion). Rows
+//! are normalized to sum 1. A row with no out-weight (dangling node) sends its mass back to the
+//! personalization vector instead of keeping it in a self loop (the reference's self loop lets
+//! sinks absorb mass).
+//!
+//! The fixed point is `s = a p + (1 - a) (M^T s + d(s) p)` where `a` is the **restart
+//! probability** (0.2 by default; the reference calls it `PPR_DAMPING`, which is the teleport
+//! probability, i.e. d = 0.8 in the textbook convention) and `d(s)` the mass on dangling nodes.
+//! Two solvers reach it:
+//!
+//! - [`power`]: exact power iteration ([C] `personalized_pagerank`), stopping when the L1
+//!   change is at most `tolerance` (1e-6) or after `max_iter` (50) iterations. Cost per
+//!   iteration O(nodes + nonzeros). The reference for tests and the default of `gos eval`.
+//! - [`push`]: local forward push (Andersen, Chung and Lang 2006, "Local graph partitioning
+//!   using PageRank vectors"), which only touches nodes whose residual exceeds a threshold.
+//!   Its result is below the exact fixed point everywhere and the L1 gap equals the residual
+//!   mass it returns, so every call states its own error bound.
+//!
+//! Storage ([`TransitionMatrix`]): compressed rows of `M` with `u32` column indices and `f32`
+//! probabilities (8 bytes per nonzero plus 9 bytes per node); both solvers accumulate in `f64`.
+
+mod power;
+mod push;
+
+pub use power::personalized_pagerank;
+pub use push::push_pagerank;
+
+use crate::error::{Error, Result};
+use crate::graph::{EdgeType, SkillGraph};
+use std::str::FromStr;
+
+/// Reverse-mass factors per relation type. Defaults are the reference's hard-coded values
+/// (`retrieval.py`): dependency 1.0, workflow 0.5, semantic 0.2, alternative 0.1. Only the
+/// directed types (dependency, workflow) use them; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReverseWeights {
+    /// Reverse factor of dependency edges, in [0, 1].
+    pub dependency: f64,
+    /// Reverse factor of workflow edges, in [0, 1].
+    pub workflow: f64,
+    /// Recorded for completeness: semantic edges are symmetric.
+    pub semantic: f64,
+    /// Recorded for completeness: alternative edges are symmetric.
+    pub alternative: f64,
+}
+
+impl Default for ReverseWeights {
+    fn default() -> Self {
+        ReverseWeights {
+            dependency: 1.0,
+            workflow: 0.5,
+            semantic: 0.2,
+            alternative: 0.1,
+        }
+    }
+}
+
+impl ReverseWeights {
+    /// All reverse factors zero: forward-only diffusion.
+    pub const FORWARD_ONLY: ReverseWeights = ReverseWeights {
+        dependency: 0.0,
+        workflow: 0.0,
+        semantic: 0.0,
+        alternative: 0.0,
+    };
+
+    fn factor(&self, t: EdgeType) -> f64 {
+        match t {
+            EdgeType::Dependency => self.dependency,
+            EdgeType::Workflow => self.workflow,
+            EdgeType::Semantic => self.semantic,
+            EdgeType::Alternative => self.alternative,
+        }
+    }
+}
+
+/// Diffusion parameters. Defaults: restart probability 0.2, tolerance 1e-6 (L1), at most 50
+/// iterations ([C] `Settings`: `PPR_DAMPING`, `PPR_TOLERANCE`, `PPR_MAX_ITER`); push threshold
+/// 1e-9 per unit of out-degree (docs/performance.md: with it the DEV reverse arm is identical
+/// to the exact solver; 1e-7 moved one near-duplicate tie).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PprParams {
+    /// Probability of jumping back to the personalization vector at each step, in (0, 1].
+    pub restart_prob: f64,
+    /// L1 change under which the iteration stops.
+    pub tolerance: f64,
+    /// Iteration cap.
+    pub max_iter: usize,
+    /// Solver used by retrieval.
+    pub method: PprMethod,
+    /// Push threshold: a node is pushed while its residual is at least `push_epsilon` times
+    /// its number of out-neighbours (at least 1). Smaller is more exact and slower; the work
+    /// is at most `1 / (restart_prob * push_epsilon)` edge visits (ACL 2006, Lemma 2).
+    pub push_epsilon: f64,
+}
+
+/// Which solver computes a diffusion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PprMethod {
+    /// Power iteration to `tolerance` ([`personalized_pagerank`]).
+    Exact,
+    /// Forward push to `push_epsilon` ([`push_pagerank`]).
+    #[default]
+    Push,
+}
+
+impl PprMethod {
+    /// Command-line name: `exact` or `push`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PprMethod::Exact => "exact",
+            PprMethod::Push => "push",
+        }
+    }
+}
+
+impl FromStr for PprMethod {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "exact" => Ok(PprMethod::Exact),
+            "push" => Ok(PprMethod::Push),
+            _ => Err(Error::InvalidOption {
+                name: "ppr",
+                reason: format!("`{s}` is not one of exact, push"),
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for PprMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Default for PprParams {
+    fn default() -> Self {
+        PprParams {
+            restart_prob: 0.2,
+            tolerance: 1e-6,
+            max_iter: 50,
+            method: PprMethod::default(),
+            push_epsilon: 1e-9,
+        }
+    }
+}
+
+/// The row-stochastic transition matrix `M` in compressed rows (row = from node): row `u`
+/// holds `cols[offsets[u]..offsets[u + 1]]` with probabilities `probs[..]` summing to 1, or
+/// nothing when `u` is dangling. Built once per workspace and mode.
+///
+/// Memory: `8 * nnz + 8 * (nodes + 1)` bytes ([`TransitionMatrix::memory_bytes`]); `u32`
+/// indices limit it to 2^32 - 1 nodes.
+#[derive(Debug, Clone)]
+pub struct TransitionMatrix {
+    offsets: Vec<usize>,
+    cols: Vec<u32>,
+    probs: Vec<f32>,
+}
+
+impl TransitionMatrix {
+    /// Build from `graph` with reverse factors `reverse` (see the module docs for the
+    /// weights). Cost: O(nodes + edges log edges).
+    pub fn build(graph: &SkillGraph, reverse: &ReverseWeights) -> Self {
+        let mut entries: Vec<(u32, u32, f64)> = Vec::with_capacity(2 * graph.edge_count());
+        for (u, v, e) in graph.indexed_edges() {
+            let w = e.weight.max(0.0);
+            if w == 0.0 {
+                continue;
+            }
+            entries.push((u as u32, v as u32, w));
+            let back = match e.edge_type {
+                EdgeType::Semantic | EdgeType::Alternative => w,
+                t => w * reverse.factor(t),
+            };
+            if back > 0.0 {
+                entries.push((v as u32, u as u32, back));
+            }
+        }
+        Self::from_weighted_entries(graph.node_count(), entries)
+    }
+
+    /// Build from raw weighted entries `(from, to, weight)` over `n` nodes: duplicates are
+    /// summed, non-positive weights dropped, rows normalized. Used by [`TransitionMatrix::build`]
+    /// and by benchmarks on synthetic graphs.
+    ///
+    /// # Panics
+    /// When an index is `>= n` or `n` does not fit in `u32`.
+    pub fn from_weighted_entries(n: usize, mut entries: Vec<(u32, u32, f64)>) -> Self {
+        assert!(n <= u32::MAX as usize, "too many nodes for u32 indices");
+        entries.retain(|e| e.2 > 0.0);
+        entries.sort_unstable_by_key(|e| (e.0, e.1));
+        let mut offsets = vec![0usize; n + 1];
+        let mut cols: Vec<u32> = Vec::with_capacity(entries.len());
+        let mut weights: Vec<f64> = Vec::with_capacity(entries.len());
+        let mut last: Option<(u32, u32)> = None;
+        for (u, v, w) in entries {
+            assert!((u as usize) < n && (v as usize) < n, "entry out of range");
+            if last == Some((u, v)) {
+                *weights.last_mut().expect("an entry was stored") += w;
+                continue;
+            }
+            last = Some((u, v));
+            cols.push(v);
+            weights.push(w);
+            offsets[u as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut probs = vec![0.0f32; weights.len()];
+        for u in 0..n {
+            let row = offsets[u]..offsets[u + 1];
+            let sum: f64 = weights[row.clone()].iter().sum();
+            for k in row {
+                probs[k] = (weights[k] / sum) as f32;
+            }
+        }
+        TransitionMatrix {
+            offsets,
+            cols,
+            probs,
+        }
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Number of stored nonzeros.
+    pub fn nnz(&self) -> usize {
+        self.cols.len()
+    }
+
+    /// Heap bytes of the matrix (offsets, indices, probabilities).
+    pub fn memory_bytes(&self) -> usize {
+        self.offsets.len() * std::mem::size_of::<usize>()
+            + self.cols.len() * std::mem::size_of::<u32>()
+            + self.probs.len() * std::mem::size_of::<f32>()
+    }
+
+    /// Whether `u` has no out-neighbours (its mass returns to the personalization vector).
+    pub fn is_dangling(&self, u: usize) -> bool {
+        self.offsets[u] == self.offsets[u + 1]
+    }
+
+    /// Out-neighbours of `u` with their transition probabilities.
+    pub fn row(&self, u: usize) -> (&[u32], &[f32]) {
+        let r = self.offsets[u]..self.offsets[u + 1];
+        (&self.cols[r.clone()], &self.probs[r])
+    }
+
+    /// Dense row-stochastic matrix `M` (row = from, column = to); for tests and small graphs.
+    pub fn to_dense_rows(&self) -> Vec<Vec<f64>> {
+        let n = self.node_count();
+        let mut m = vec![vec![0.0; n]; n];
+        for (from, row) in m.iter_mut().enumerate() {
+            let (cols, probs) = self.row(from);
+            for (&to, &p) in cols.iter().zip(probs) {
+                row[to as usize] += p as f64;
+            }
+        }
+        m
+    }
+}
+
+/// Result of one diffusion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PprResult {
+    /// Score per node, non-negative. Exact path: sums to 1 when the personalization vector
+    /// is non-zero. Push path: sums to `1 - residual` and is below the exact fixed point at
+    /// every node.
+    pub scores: Vec<f64>,
+    /// Iterations (exact) or pushes (push) run.
+    pub iterations: usize,
+    /// Exact path: L1 change of the last iteration. Push path: residual mass left, which is
+    /// exactly the L1 distance to the fixed point.
+    pub residual: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{EdgeProvenance, SkillEdge};
+
+    fn chain() -> SkillGraph {
+        let mut g = SkillGraph::new(["read_csv", "analyze_trend", "plot_chart"].map(String::from));
+        for (s, t, ty, w) in [
+            ("read_csv", "analyze_trend", EdgeType::Dependency, 1.0),
+            ("analyze_trend", "plot_chart", EdgeType::Workflow, 0.8),
+        ] {
+            g.add_edge(SkillEdge {
+                source: s.into(),
+                target: t.into(),
+                edge_type: ty,
+                weight: w,
+                provenance: EdgeProvenance::Io,
+                evidence: String::new(),
+            });
+        }
+        g
+    }
+
+    fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < tol)
+    }
+
+    /// Hand computation (reference notes §2.7 golden vector): rows of M are
+    /// [0,1,0], [1/1.8, 0, 0.8/1.8], [0,1,0]; the fixed point of
+    /// s = 0.2 e_2 + 0.8 M^T s is s = (20/81, 45/81, 16/81).
+    #[test]
+    fn reverse_aware_matches_hand_computed_three_node_example() {
+        let m = TransitionMatrix::build(&chain(), &ReverseWeights::default());
+        let dense = m.to_dense_rows();
+        // f32 probabilities: relative rounding below 6e-8.
+        assert!(close(&dense[1], &[1.0 / 1.8, 0.0, 0.8 / 1.8], 1e-7));
+        assert!(close(&dense[2], &[0.0, 1.0, 0.0], 1e-12));
+        let r = personalized_pagerank(&m, &[0.0, 1.0, 0.0], &PprParams::default());
+        assert!(
+            close(&r.scores, &[20.0 / 81.0, 45.0 / 81.0, 16.0 / 81.0], 1e-5),
+            "{:?}",
+            r.scores
+        );
+        assert!(close(&r.scores, &[0.24691, 0.55556, 0.19753], 1e-5));
+    }
+
+    /// Forward only: read_csv gets nothing; plot_chart is dangling and returns its mass to
+    /// the seed, so s_B = 0.2 + 0.8 s_C and s_C = 0.8 s_B: s = (0, 5/9, 4/9).
+    #[test]
+    fn forward_only_never_reaches_the_prerequisite() {
+        let m = TransitionMatrix::build(&chain(), &ReverseWeights::FORWARD_ONLY);
+        let r = personalized_pagerank(&m, &[0.0, 1.0, 0.0], &PprParams::default());
+        assert_eq!(r.scores[0], 0.0);
+        assert!(
+            close(&r.scores, &[0.0, 5.0 / 9.0, 4.0 / 9.0], 1e-5),
+            "{:?}",
+            r.scores
+        );
+    }
+
+    #[test]
+    fn scores_are_a_distribution_and_zero_personalization_gives_zero() {
+        let m = TransitionMatrix::build(&chain(), &ReverseWeights::default());
+        let r = personalized_pagerank(&m, &[3.0, 0.0, 1.0], &PprParams::default());
+        assert!((r.scores.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(r.scores.iter().all(|&x| x >= 0.0));
+        let z = personalized_pagerank(&m, &[0.0; 3], &PprParams::default());
+        assert_eq!(z.scores, vec![0.0; 3]);
+    }
+
+    /// A deterministic pseudo-random graph (xorshift): `n` nodes, `k` out-edges each, some
+    /// nodes left dangling, reverse mass 0.5 as in the directed types.
+    fn random_matrix(n: usize, k: usize, seed: u64) -> TransitionMatrix {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut entries = Vec::new();
+        for u in 0..n as u32 {
+            if u % 7 == 3 {
+                continue;
+            }
+            for _ in 0..k {
+                let v = (next() % n as u64) as u32;
+                let w = 0.5 + (next() % 100) as f64 / 100.0;
+                entries.push((u, v, w));
+                entries.push((v, u, 0.5 * w));
+            }
+        }
+        TransitionMatrix::from_weighted_entries(n, entries)
+    }
+
+    #[test]
+    fn duplicate_entries_are_summed_and_rows_normalized() {
+        let m = TransitionMatrix::from_weighted_entries(
+            3,
+            vec![(0, 1, 1.0), (0, 1, 1.0), (0, 2, 2.0), (1, 0, 0.0)],
+        );
+        assert_eq!(m.nnz(), 2);
+        assert_eq!(m.row(0), (&[1u32, 2][..], &[0.5f32, 0.5][..]));
+        assert!(m.is_dangling(1) && m.is_dangling(2));
+        assert_eq!(m.memory_bytes(), 4 * 8 + 2 * 4 + 2 * 4);
+    }
+
+    #[test]
+    fn push_matches_hand_computed_example_within_its_residual() {
+        let m = TransitionMatrix::build(&chain(), &ReverseWeights::default());
+        let params = PprParams {
+            push_epsilon: 1e-9,
+            ..PprParams::default()
+        };
+        let r = push_pagerank(&m, &[0.0, 1.0, 0.0], &params);
+        let exact = [20.0 / 81.0, 45.0 / 81.0, 16.0 / 81.0];
+        let l1: f64 = r
+            .scores
+            .iter()
+            .zip(&exact)
+            .map(|(x, y)| (x - y).abs())
+            .sum();
+        assert!(r.residual < 1e-7, "residual {}", r.residual);
+        // f32 probabilities: 1/1.8 is stored with a relative error below 6e-8.
+        assert!(l1 <= r.residual + 1e-6, "l1 {l1} residual {}", r.residual);
+    }
+
+    /// Push vs exact on a 2,000-node graph with dangling nodes: the push estimate is below the
+    /// (tightly converged) exact vector at every node and the L1 gap is the stated residual.
+    #[test]
+    fn push_is_below_exact_and_its_residual_is_the_l1_gap() {
+        let m = random_matrix(2000, 2, 0x9e37_79b9_7f4a_7c15);
+        let mut p = vec![0.0; 2000];
+        for (i, s) in [5usize, 77, 1234, 1999, 42].iter().enumerate() {
+            p[*s] = 5.0 - i as f64;
+        }
+        let tight = PprParams {
+            tolerance: 1e-14,
+            max_iter: 1000,
+            ..PprParams::default()
+        };
+        let exact = personalized_pagerank(&m, &p, &tight);
+        assert!(exact.residual <= 1e-14);
+        for eps in [1e-4, 1e-6, 1e-8] {
+            let params = PprParams {
+                push_epsilon: eps,
+                ..PprParams::default()
+            };
+            let push = push_pagerank(&m, &p, &params);
+            let l1: f64 = exact
+                .scores
+                .iter()
+                .zip(&push.scores)
+                .map(|(e, x)| e - x)
+                .sum();
+            assert!(
+                exact
+                    .scores
+                    .iter()
+                    .zip(&push.scores)
+                    .all(|(e, x)| *x <= e + 1e-7),
+                "push above exact at eps {eps}"
+            );
+            // Equal up to the f32 rounding of the row sums (about 6e-8 of the mass moved).
+            assert!(
+                (l1 - push.residual).abs() < 1e-6,
+                "eps {eps}: l1 {l1} residual {}",
+                push.residual
+            );
+            // The residual is bounded by the threshold times the number of edge slots.
+            assert!(push.residual <= eps * (m.nnz() + m.node_count()) as f64);
+        }
+        let fine = push_pagerank(
+            &m,
+            &p,
+            &PprParams {
+                push_epsilon: 1e-10,
+                ..PprParams::default()
+            },
+        );
+        assert!(fine.residual < 1e-6, "residual {}", fine.residual);
+    }
+
+    /// The default exact path agrees with a tightly converged run within the power-iteration
+    /// bound `tolerance * (1 - a) / a`.
+    #[test]
+    fn default_exact_is_within_its_stated_bound() {
+        let m = random_matrix(500, 3, 7);
+        let mut p = vec![0.0; 500];
+        p[3] = 1.0;
+        p[400] = 2.0;
+        let d = personalized_pagerank(&m, &p, &PprParams::default());
+        let t = personalized_pagerank(
+            &m,
+            &p,
+            &PprParams {
+                tolerance: 1e-14,
+                max_iter: 1000,
+                ..PprParams::default()
+            },
+        );
+        let l1: f64 = d
+            .scores
+            .iter()
+            .zip(&t.scores)
+            .map(|(a, b)| (a - b).abs())
+            .sum();
+        assert!(
+            l1 <= d.residual * 4.0 + 1e-12,
+            "l1 {l1} residual {}",
+            d.residual
+        );
+    }
+
+    #[test]
+    fn method_names_round_trip() {
+        for m in [PprMethod::Exact, PprMethod::Push] {
+            assert_eq!(m.as_str().parse::<PprMethod>().unwrap(), m);
+        }
+        assert!("dense".parse::<PprMethod>().is_err());
+    }
+}
