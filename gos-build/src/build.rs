@@ -1,6 +1,7 @@
 //! The build pipeline: discover -> parse -> normalize -> relate -> index -> write, into a
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
+use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc, normalize};
 use crate::package::{ParseError, discover, parse_package};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
@@ -88,6 +89,22 @@ pub fn build_workspace(
     opts: &BuildOptions,
     progress: &dyn BuildProgress,
 ) -> Result<BuildReport, BuildError> {
+    build_workspace_with(opts, None, progress)
+}
+
+/// Build the workspace described by `opts`, with the LLM layer when `llm` is given
+/// (semantic completion, relation validation; see [`crate::llm`]). Without it the result is
+/// exactly that of [`build_workspace`] (a previous workspace's `llm-cache.jsonl` is carried
+/// over so its replies are not lost). LLM failures never fail the build: they are counted in
+/// the report's `llm` section, whose `complete` flag says whether every request succeeded.
+///
+/// # Errors
+/// As [`build_workspace`].
+pub fn build_workspace_with(
+    opts: &BuildOptions,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+) -> Result<BuildReport, BuildError> {
     let start = Instant::now();
     let root = opts
         .library
@@ -166,7 +183,7 @@ pub fn build_workspace(
     end_stage("parse", &mut report);
 
     progress.stage("relate", None);
-    let nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();
+    let mut nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();
     let mut stats = RelateStats::default();
     let mut edges = io_edges(&nodes, &opts.relate, &mut stats);
     let mentions: Vec<Vec<String>> = normalized.iter().map(|n| n.mentions.clone()).collect();
@@ -175,18 +192,62 @@ pub fn build_workspace(
     for e in edges {
         graph.add_edge(e);
     }
+    let common_types: std::collections::BTreeSet<String> =
+        stats.generic_types.keys().cloned().collect();
+    let max_type_df = match opts.relate.max_type_df {
+        0 => (nodes.len() / 50).max(20),
+        m => m,
+    };
     report.relate = stats;
     progress.finish_stage();
     end_stage("relate", &mut report);
 
-    progress.stage("index", Some(normalized.len() as u64));
     let staging = staging_dir(&opts.workspace)?;
-    let result = write_workspace(&staging, &root, &normalized, &nodes, &graph, progress);
+    let mut llm_run = llm.map(|o| LlmRun::start(o, &staging, &opts.workspace));
+    let result = (|| -> Result<(), BuildError> {
+        if let Some(run) = llm_run.as_mut() {
+            run.complete(&mut normalized, progress);
+            nodes = normalized.iter().map(|n| n.node.clone()).collect();
+        } else {
+            let old_cache = opts.workspace.join(CACHE_FILE);
+            if old_cache.is_file() {
+                std::fs::copy(&old_cache, staging.join(CACHE_FILE)).map_err(|source| {
+                    BuildError::Io {
+                        path: old_cache.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+        progress.stage("index", Some(normalized.len() as u64));
+        build_lexical(&staging, &normalized, progress)?;
+        progress.finish_stage();
+        if let Some(run) = llm_run.as_mut() {
+            let lexical = LexicalIndex::open(&staging.join("tantivy"), nodes.len())?;
+            run.relations(
+                &nodes,
+                &mut graph,
+                &lexical,
+                &common_types,
+                max_type_df,
+                &staging,
+                progress,
+            )
+            .map_err(|source| BuildError::Io {
+                path: staging.clone(),
+                source,
+            })?;
+        }
+        write_workspace(&staging, &root, &nodes, &graph)
+    })();
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(e);
     }
-    progress.finish_stage();
+    report.llm = match llm_run {
+        Some(run) => run.finish(),
+        None => LlmReport::not_configured(),
+    };
     end_stage("index", &mut report);
 
     report.nodes = nodes.len();
@@ -224,24 +285,12 @@ pub fn build_workspace(
     Ok(report)
 }
 
-fn write_workspace(
+/// The BM25 index of `normalized` in `dir/tantivy`.
+fn build_lexical(
     dir: &Path,
-    root: &Path,
     normalized: &[Normalized],
-    nodes: &[gos_core::SkillNode],
-    graph: &SkillGraph,
     progress: &dyn BuildProgress,
 ) -> Result<(), BuildError> {
-    let library_name = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let manifest = Manifest::new(BUILDER_VERSION, &library_name, nodes.to_vec());
-    write(&dir.join("manifest.json"), &manifest.to_json())?;
-    let mut graph_json =
-        serde_json::to_string_pretty(&graph.to_file(FORMAT_VERSION)).expect("graph serializes");
-    graph_json.push('\n');
-    write(&dir.join("graph.json"), &graph_json)?;
     let tantivy_dir = dir.join("tantivy");
     std::fs::create_dir(&tantivy_dir).map_err(|source| BuildError::Io {
         path: tantivy_dir.clone(),
@@ -254,6 +303,25 @@ fn write_workspace(
             lexical_doc(i, n)
         }),
     )?;
+    Ok(())
+}
+
+fn write_workspace(
+    dir: &Path,
+    root: &Path,
+    nodes: &[gos_core::SkillNode],
+    graph: &SkillGraph,
+) -> Result<(), BuildError> {
+    let library_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let manifest = Manifest::new(BUILDER_VERSION, &library_name, nodes.to_vec());
+    write(&dir.join("manifest.json"), &manifest.to_json())?;
+    let mut graph_json =
+        serde_json::to_string_pretty(&graph.to_file(FORMAT_VERSION)).expect("graph serializes");
+    graph_json.push('\n');
+    write(&dir.join("graph.json"), &graph_json)?;
     let info = WorkspaceInfo {
         format: "gos-workspace".into(),
         format_version: FORMAT_VERSION,
