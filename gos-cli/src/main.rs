@@ -6,6 +6,7 @@ mod build_cmd;
 mod eval_cmd;
 mod eval_plots;
 mod eval_report;
+mod llm_args;
 mod progress;
 mod retrieve_cmd;
 mod stats_cmd;
@@ -55,6 +56,10 @@ struct BuildArgs {
     /// No progress bars.
     #[arg(short, long)]
     quiet: bool,
+    #[command(flatten)]
+    llm: llm_args::LlmArgs,
+    #[command(flatten)]
+    llm_build: llm_args::LlmBuildArgs,
 }
 
 /// Arguments of `gos retrieve`.
@@ -83,6 +88,12 @@ struct RetrieveArgs {
     /// Print one JSON object instead of the rendered context.
     #[arg(long)]
     json: bool,
+    /// Rewrite the task into a retrieval schema (goal, operations, artifacts, constraints,
+    /// keywords) with the LLM first; without an endpoint the task text is used as is.
+    #[arg(long)]
+    rewrite: bool,
+    #[command(flatten)]
+    llm: llm_args::LlmArgs,
     /// Task text; `-` reads it from stdin.
     query: String,
 }
@@ -139,13 +150,15 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
+        // `gos build` exits with status 3 when the workspace was written but the LLM layer
+        // could not serve every node (docs/llm.md).
         Command::Build(args) => build_cmd::run(args),
-        Command::Retrieve(args) => retrieve_cmd::run(args),
-        Command::Stats(args) => stats_cmd::run(args),
-        Command::Eval(args) => eval_cmd::run(args),
+        Command::Retrieve(args) => retrieve_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Stats(args) => stats_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Eval(args) => eval_cmd::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -39,8 +39,19 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
+    let rewrite = if args.rewrite {
+        let service = crate::llm_args::rewrite_service(&args.llm, &args.workspace)?;
+        let rw = gos_build::llm::rewrite::rewrite_query(service.as_ref(), &query);
+        if let gos_build::llm::rewrite::RewriteSource::Fallback { reason } = &rw.source {
+            eprintln!("rewrite: using the task text as is ({reason})");
+        }
+        Some(rw)
+    } else {
+        None
+    };
+    let text = rewrite.as_ref().map_or(query.as_str(), |r| r.text.as_str());
     let retriever = Retriever::new(&ws);
-    let r = retriever.retrieve(&query, &opts)?;
+    let r = retriever.retrieve(text, &opts)?;
     if !args.json {
         print!("{}", r.bundle.rendered_context);
         return Ok(());
@@ -75,6 +86,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
             "weight": s.weight,
         })).collect::<Vec<_>>(),
         "top_seed_score": r.top_seed_score,
+        "rewrite": rewrite,
         "timings_ms": {
             "open": open_ms,
             "seed": r.timings.seed,
