@@ -2,6 +2,7 @@
 //! by hand. Usage: `cargo run -p gos-build --example llm-responder -- [FIXTURES_DIR] [PORT]` (defaults `fixtures/llm`, an
 //! ephemeral port); prints the base URL, then serves until killed.
 
+#[allow(dead_code)]
 #[path = "../tests/support/responder.rs"]
 mod responder;
 

@@ -204,9 +204,12 @@ pub fn build_workspace_with(
 
     let staging = staging_dir(&opts.workspace)?;
     let mut llm_run = llm.map(|o| LlmRun::start(o, &staging, &opts.workspace));
+    let mut llm_ms = 0u64;
     let result = (|| -> Result<(), BuildError> {
         if let Some(run) = llm_run.as_mut() {
+            let t = Instant::now();
             run.complete(&mut normalized, progress);
+            llm_ms += t.elapsed().as_millis() as u64;
             nodes = normalized.iter().map(|n| n.node.clone()).collect();
         } else {
             let old_cache = opts.workspace.join(CACHE_FILE);
@@ -223,6 +226,7 @@ pub fn build_workspace_with(
         build_lexical(&staging, &normalized, progress)?;
         progress.finish_stage();
         if let Some(run) = llm_run.as_mut() {
+            let t = Instant::now();
             let lexical = LexicalIndex::open(&staging.join("tantivy"), nodes.len())?;
             run.relations(
                 &nodes,
@@ -237,6 +241,7 @@ pub fn build_workspace_with(
                 path: staging.clone(),
                 source,
             })?;
+            llm_ms += t.elapsed().as_millis() as u64;
         }
         write_workspace(&staging, &root, &nodes, &graph)
     })();
@@ -249,6 +254,13 @@ pub fn build_workspace_with(
         None => LlmReport::not_configured(),
     };
     end_stage("index", &mut report);
+    if llm.is_some() {
+        // The LLM stages ran inside the "index" span; report them on their own.
+        if let Some(ms) = report.stage_ms.get_mut("index") {
+            *ms = ms.saturating_sub(llm_ms);
+        }
+        report.stage_ms.insert("llm".into(), llm_ms);
+    }
 
     report.nodes = nodes.len();
     for e in graph.edges() {
