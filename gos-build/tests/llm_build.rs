@@ -101,13 +101,32 @@ fn gates_accept_and_reject_each_kind_and_a_rebuild_is_served_by_the_cache() {
         .filter(|e| e.provenance == EdgeProvenance::Llm)
         .collect();
     assert_eq!(llm_edges.len(), 2);
-    let dep = llm_edges.iter().find(|e| e.source == "lab/csv-loader").unwrap();
+    let dep = llm_edges
+        .iter()
+        .find(|e| e.source == "lab/csv-loader")
+        .unwrap();
     assert_eq!((dep.target.as_str(), dep.weight), ("lab/chart-maker", 0.9));
-    assert!(dep.evidence.contains("model fixture-model"), "{}", dep.evidence);
-    assert!(dep.evidence.contains("artifacts dataframe"), "{}", dep.evidence);
-    let sem = llm_edges.iter().find(|e| e.source == "lab/chart-maker").unwrap();
+    assert!(
+        dep.evidence.contains("model fixture-model"),
+        "{}",
+        dep.evidence
+    );
+    assert!(
+        dep.evidence.contains("artifacts dataframe"),
+        "{}",
+        dep.evidence
+    );
+    let sem = llm_edges
+        .iter()
+        .find(|e| e.source == "lab/chart-maker")
+        .unwrap();
     assert_eq!((sem.target.as_str(), sem.weight), ("lab/plot-studio", 0.32));
-    for f in ["build-report.json", "llm-cache.jsonl", "llm-pools.json", "graph.json"] {
+    for f in [
+        "build-report.json",
+        "llm-cache.jsonl",
+        "llm-pools.json",
+        "graph.json",
+    ] {
         let text = String::from_utf8(read(&ws, f)).unwrap();
         assert!(!text.contains(KEY), "the API key leaked into {f}");
     }
@@ -170,7 +189,11 @@ fn a_429_and_a_503_are_retried_then_succeed() {
     let r = responder();
     r.push_faults([Fault::Status(429), Fault::Status(503)]);
     let tmp = tempfile::tempdir().unwrap();
-    let report = build(&lab(), &tmp.path().join("ws"), Some(&opts(Some(r.base_url()))));
+    let report = build(
+        &lab(),
+        &tmp.path().join("ws"),
+        Some(&opts(Some(r.base_url()))),
+    );
     let req = report.llm.requests.as_ref().unwrap();
     assert!(report.llm.complete, "{:?}", report.llm);
     assert_eq!((req.calls, req.calls_ok, req.retries), (7, 7, 2));
@@ -212,7 +235,11 @@ fn a_timeout_is_retried_and_a_request_that_keeps_timing_out_is_skipped_then_retr
     let before = r.requests();
     let report = build(&lab(), &ws, Some(&o));
     assert!(report.llm.complete);
-    assert_eq!(r.requests() - before, 1, "only the failed prompt is sent again");
+    assert_eq!(
+        r.requests() - before,
+        1,
+        "only the failed prompt is sent again"
+    );
     assert_eq!(report.llm.validation.as_ref().unwrap().accepted, 2);
 }
 
@@ -288,7 +315,11 @@ fn an_incremental_rebuild_asks_only_about_what_changed() {
 
     let haiku = lib.join("lab/haiku-writer/SKILL.md");
     let text = std::fs::read_to_string(&haiku).unwrap();
-    std::fs::write(&haiku, text.replace("the seasons", "the seasons and the sea")).unwrap();
+    std::fs::write(
+        &haiku,
+        text.replace("the seasons", "the seasons and the sea"),
+    )
+    .unwrap();
     let before = r.requests();
     let second = build(&lib, &ws, Some(&o));
     let v2 = second.llm.validation.as_ref().unwrap();

@@ -98,7 +98,9 @@ fn print_llm(report: &BuildReport) {
             r.cache_hits,
             r.prompt_tokens,
             r.completion_tokens,
-            r.budget.map(|b| format!(", budget {b}")).unwrap_or_default(),
+            r.budget
+                .map(|b| format!(", budget {b}"))
+                .unwrap_or_default(),
         );
         if !r.failures.is_empty() {
             eprintln!("  failed: {}", counts(&r.failures));
@@ -138,10 +140,7 @@ fn print_llm(report: &BuildReport) {
     if llm.skipped_total > 0 {
         eprintln!(
             "  incomplete: {} nodes kept deterministic edges only (first: {} - {}); see {}/build-report.json",
-            llm.skipped_total,
-            llm.skipped[0].id,
-            llm.skipped[0].reason,
-            report.workspace
+            llm.skipped_total, llm.skipped[0].id, llm.skipped[0].reason, report.workspace
         );
     }
 }

@@ -81,7 +81,9 @@ fn model(a: &LlmArgs) -> Result<String> {
     a.llm_model
         .clone()
         .filter(|m| !m.trim().is_empty())
-        .context("an LLM endpoint or --offline needs a model id: pass --llm-model or set GOS_LLM_MODEL")
+        .context(
+            "an LLM endpoint or --offline needs a model id: pass --llm-model or set GOS_LLM_MODEL",
+        )
 }
 
 /// LLM options of a build: `None` (deterministic build) when neither an endpoint nor
@@ -90,7 +92,10 @@ pub fn build_options(a: &LlmArgs, b: &LlmBuildArgs) -> Result<Option<LlmOptions>
     if a.llm_base_url.is_none() && !b.offline {
         return Ok(None);
     }
-    anyhow::ensure!(b.llm_concurrency >= 1, "--llm-concurrency must be at least 1");
+    anyhow::ensure!(
+        b.llm_concurrency >= 1,
+        "--llm-concurrency must be at least 1"
+    );
     anyhow::ensure!(b.llm_pool_k >= 1, "--llm-pool-k must be at least 1");
     anyhow::ensure!(
         (0.0..=1.0).contains(&b.llm_min_confidence),

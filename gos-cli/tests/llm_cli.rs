@@ -17,7 +17,12 @@ fn repo() -> PathBuf {
 /// `gos` with a clean LLM environment (no variables leaking in from the shell).
 fn gos() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
-    for v in ["GOS_LLM_BASE_URL", "GOS_LLM_MODEL", "GOS_LLM_API_KEY", "GOS_WORKSPACE"] {
+    for v in [
+        "GOS_LLM_BASE_URL",
+        "GOS_LLM_MODEL",
+        "GOS_LLM_API_KEY",
+        "GOS_WORKSPACE",
+    ] {
         c.env_remove(v);
     }
     c
@@ -34,7 +39,14 @@ fn json(out: &Output) -> Value {
 
 fn build(ws: &Path, extra: &[&str]) -> Output {
     gos()
-        .args(["build", "--json", "-q", "--llm-model", "fixture-model", "-w"])
+        .args([
+            "build",
+            "--json",
+            "-q",
+            "--llm-model",
+            "fixture-model",
+            "-w",
+        ])
         .arg(ws)
         .arg(repo().join("fixtures/llm/library"))
         .args(extra)
@@ -49,7 +61,12 @@ fn build_with_an_endpoint_then_offline_then_unreachable_sets_the_exit_status() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     let out = build(&ws, &["--llm-base-url", &r.base_url()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = json(&out);
     assert_eq!(report["llm"]["validation"]["accepted"], 2);
     assert_eq!(report["llm"]["requests"]["calls"], 7);
@@ -73,7 +90,14 @@ fn build_with_an_endpoint_then_offline_then_unreachable_sets_the_exit_status() {
     let out = build(&ws, &["--llm-base-url", &r.base_url()]);
     assert_eq!(out.status.code(), Some(0));
     let text = gos()
-        .args(["build", "-q", "--llm-model", "fixture-model", "--offline", "-w"])
+        .args([
+            "build",
+            "-q",
+            "--llm-model",
+            "fixture-model",
+            "--offline",
+            "-w",
+        ])
         .arg(&ws)
         .arg(repo().join("fixtures/llm/library"))
         .output()
@@ -117,16 +141,29 @@ fn retrieve_rewrite_uses_the_endpoint_or_falls_back_and_says_so() {
     assert_eq!(json(&out)["rewrite"]["source"]["kind"], "fallback");
 
     let out = gos()
-        .args(["retrieve", "--json", "--rewrite", "--llm-model", "fixture-model"])
+        .args([
+            "retrieve",
+            "--json",
+            "--rewrite",
+            "--llm-model",
+            "fixture-model",
+        ])
         .args(["--llm-base-url", &r.base_url(), "-w"])
         .arg(&ws)
         .arg(task)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out);
     assert_eq!(v["rewrite"]["source"]["kind"], "llm");
-    assert_eq!(v["rewrite"]["schema"]["goal"], "Draw a bar chart from a CSV table");
+    assert_eq!(
+        v["rewrite"]["schema"]["goal"],
+        "Draw a bar chart from a CSV table"
+    );
     assert_eq!(v["status"], "SKILL_HIT");
     assert_eq!(r.requests(), 1);
     assert!(ws.join("llm-cache.jsonl").is_file());

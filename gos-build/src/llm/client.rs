@@ -225,7 +225,9 @@ impl ChatClient {
         }
         let resp = match req.send() {
             Ok(r) => r,
-            Err(e) if e.is_timeout() => return Attempt::Retry(ClientError::Timeout { attempts }, None),
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry(ClientError::Timeout { attempts }, None);
+            }
             Err(e) => {
                 return Attempt::Retry(
                     ClientError::Unreachable {
@@ -245,7 +247,9 @@ impl ChatClient {
             .map(Duration::from_secs);
         let text = match resp.text() {
             Ok(t) => t,
-            Err(e) if e.is_timeout() => return Attempt::Retry(ClientError::Timeout { attempts }, None),
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry(ClientError::Timeout { attempts }, None);
+            }
             Err(e) => {
                 return Attempt::Retry(
                     ClientError::Unreachable {
@@ -308,7 +312,10 @@ mod tests {
         let b2 = backoff(base, 2, None, 1);
         assert!(b0 >= base && b0 <= base * 3 / 2, "{b0:?}");
         assert!(b2 >= base * 4 && b2 <= base * 6, "{b2:?}");
-        assert_eq!(backoff(base, 0, Some(Duration::from_secs(5)), 1), Duration::from_secs(5));
+        assert_eq!(
+            backoff(base, 0, Some(Duration::from_secs(5)), 1),
+            Duration::from_secs(5)
+        );
         assert_eq!(backoff(base, 20, None, 1), MAX_BACKOFF);
     }
 
@@ -319,7 +326,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c, "{}");
-        assert_eq!(u, Usage { prompt_tokens: 7, completion_tokens: 2 });
+        assert_eq!(
+            u,
+            Usage {
+                prompt_tokens: 7,
+                completion_tokens: 2
+            }
+        );
         assert!(parse_completion("{}").is_err());
         let cfg = ClientConfig {
             base_url: "http://x/v1".into(),

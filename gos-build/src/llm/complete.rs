@@ -62,7 +62,9 @@ fn list(v: Option<&serde_json::Value>) -> Vec<String> {
             .iter()
             .filter_map(|x| x.as_str().map(str::to_string))
             .collect(),
-        Some(serde_json::Value::String(s)) => s.split([',', ';', '\n']).map(str::to_string).collect(),
+        Some(serde_json::Value::String(s)) => {
+            s.split([',', ';', '\n']).map(str::to_string).collect()
+        }
         _ => Vec::new(),
     };
     let mut seen = BTreeSet::new();
@@ -157,8 +159,13 @@ pub fn complete_nodes(
     for ((i, missing), answer) in jobs.into_iter().zip(answers) {
         match answer {
             Ok(a) => {
-                let filled =
-                    merge_completion(&mut normalized[i], &missing, &a.json, service.model(), &a.prompt_hash);
+                let filled = merge_completion(
+                    &mut normalized[i],
+                    &missing,
+                    &a.json,
+                    service.model(),
+                    &a.prompt_hash,
+                );
                 if !filled.is_empty() {
                     stats.completed_nodes += 1;
                 }
@@ -200,7 +207,11 @@ mod tests {
         };
         let missing = missing_fields(&node);
         assert_eq!(missing, vec!["outputs", "domain_tags", "example_tasks"]);
-        let mut n = Normalized { node, body: String::new(), mentions: vec![] };
+        let mut n = Normalized {
+            node,
+            body: String::new(),
+            mentions: vec![],
+        };
         let reply = serde_json::json!({
             "inputs": ["docx"], "outputs": ["CSV table", "csv"], "domain_tags": "documents, tables",
             "tooling": ["java"], "example_tasks": []
@@ -214,7 +225,10 @@ mod tests {
         assert_eq!(n.node.domain_tags.value, vec!["documents", "tables"]);
         assert_eq!(
             n.node.outputs.provenance,
-            Provenance::Inferred { model: "m1".into(), prompt_hash: "h1".into() }
+            Provenance::Inferred {
+                model: "m1".into(),
+                prompt_hash: "h1".into()
+            }
         );
     }
 }

@@ -44,23 +44,94 @@ pub const GATES: [&str; 12] = [
 
 /// Artifact words that name a container, not a specific artifact.
 pub const GENERIC_CONTAINERS: &[&str] = &[
-    "file", "files", "data", "dataset", "json", "text", "txt", "string", "strings", "output",
-    "outputs", "input", "inputs", "document", "documents", "content", "folder", "directory",
-    "object", "objects", "list", "dict", "array", "record", "records", "value", "values",
+    "file",
+    "files",
+    "data",
+    "dataset",
+    "json",
+    "text",
+    "txt",
+    "string",
+    "strings",
+    "output",
+    "outputs",
+    "input",
+    "inputs",
+    "document",
+    "documents",
+    "content",
+    "folder",
+    "directory",
+    "object",
+    "objects",
+    "list",
+    "dict",
+    "array",
+    "record",
+    "records",
+    "value",
+    "values",
 ];
 
 /// Words that describe the state of a result rather than an artifact.
 pub const RESULT_STATE_WORDS: &[&str] = &[
-    "success", "successful", "failure", "failed", "done", "complete", "completed", "status",
-    "result", "results", "ready", "valid", "validated", "passed", "pass", "ok", "finished",
-    "error", "errors", "approved", "fixed", "clean", "updated", "verified", "confirmation",
+    "success",
+    "successful",
+    "failure",
+    "failed",
+    "done",
+    "complete",
+    "completed",
+    "status",
+    "result",
+    "results",
+    "ready",
+    "valid",
+    "validated",
+    "passed",
+    "pass",
+    "ok",
+    "finished",
+    "error",
+    "errors",
+    "approved",
+    "fixed",
+    "clean",
+    "updated",
+    "verified",
+    "confirmation",
 ];
 
 /// Tool words counted as tooling even when a skill does not list them.
 const TOOL_WORDS: &[&str] = &[
-    "python", "bash", "shell", "node", "nodejs", "javascript", "typescript", "docker", "git",
-    "pandas", "numpy", "cli", "api", "sql", "npm", "pip", "jupyter", "script", "scripts",
-    "command", "commands", "library", "tool", "tools", "rust", "java", "golang", "ruby",
+    "python",
+    "bash",
+    "shell",
+    "node",
+    "nodejs",
+    "javascript",
+    "typescript",
+    "docker",
+    "git",
+    "pandas",
+    "numpy",
+    "cli",
+    "api",
+    "sql",
+    "npm",
+    "pip",
+    "jupyter",
+    "script",
+    "scripts",
+    "command",
+    "commands",
+    "library",
+    "tool",
+    "tools",
+    "rust",
+    "java",
+    "golang",
+    "ruby",
 ];
 
 /// Words ignored when comparing skill texts.
@@ -68,8 +139,8 @@ const STOP: &[&str] = &[
     "the", "and", "for", "with", "from", "into", "that", "this", "use", "uses", "using", "when",
     "your", "you", "are", "can", "will", "skill", "skills", "any", "all", "its", "not", "via",
     "such", "other", "more", "also", "which", "their", "about", "how", "what", "then", "than",
-    "them", "they", "like", "based", "each", "work", "working", "user", "users", "task",
-    "tasks", "help", "helps", "need", "needs", "make", "create", "used",
+    "them", "they", "like", "based", "each", "work", "working", "user", "users", "task", "tasks",
+    "help", "helps", "need", "needs", "make", "create", "used",
 ];
 
 /// Thresholds of the gates.
@@ -138,7 +209,11 @@ pub fn parse_relations(reply: &serde_json::Value) -> Result<Vec<Option<Proposal>
 }
 
 fn parse_item(v: &serde_json::Value) -> Option<Proposal> {
-    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(|x| x.trim().to_string());
+    let s = |k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_str())
+            .map(|x| x.trim().to_string())
+    };
     let confidence = v.get("confidence").and_then(|c| {
         c.as_f64()
             .or_else(|| c.as_str().and_then(|t| t.trim().parse().ok()))
@@ -321,9 +396,8 @@ impl GateContext<'_> {
             let st = self.tools(s);
             let tt = self.tools(t);
             let shared_tools: BTreeSet<&String> = st.intersection(&tt).collect();
-            let is_tool = |w: &String| {
-                st.contains(w) || tt.contains(w) || TOOL_WORDS.contains(&w.as_str())
-            };
+            let is_tool =
+                |w: &String| st.contains(w) || tt.contains(w) || TOOL_WORDS.contains(&w.as_str());
             if !shared_tools.is_empty() && shared_words.iter().all(is_tool) {
                 return Err("tooling_only");
             }
@@ -390,7 +464,14 @@ mod tests {
     use super::*;
     use gos_core::Field;
 
-    fn node(id: &str, desc: &str, ins: &[&str], outs: &[&str], tags: &[&str], tools: &[&str]) -> SkillNode {
+    fn node(
+        id: &str,
+        desc: &str,
+        ins: &[&str],
+        outs: &[&str],
+        tags: &[&str],
+        tools: &[&str],
+    ) -> SkillNode {
         let v = |x: &[&str]| Field::parsed(x.iter().map(|s| s.to_string()).collect());
         SkillNode {
             id: id.into(),
@@ -423,33 +504,129 @@ mod tests {
     #[test]
     fn each_gate_rejects_its_failure_kind() {
         let nodes = vec![
-            node("geo/shp", "Read shapefile layers into geojson features", &["shapefile"], &["geojson"], &["gis"], &["python"]),
-            node("geo/map", "Draw choropleth maps from geojson features", &["geojson"], &["png"], &["gis"], &["python"]),
-            node("x/lint", "Lint python code style", &["python"], &["text"], &["code"], &["python"]),
-            node("x/fmt", "Format python source files", &["text"], &["code"], &["code"], &["python"]),
-            node("y/poem", "Write rhyming poems about cats", &[], &["text"], &["writing"], &[]),
+            node(
+                "geo/shp",
+                "Read shapefile layers into geojson features",
+                &["shapefile"],
+                &["geojson"],
+                &["gis"],
+                &["python"],
+            ),
+            node(
+                "geo/map",
+                "Draw choropleth maps from geojson features",
+                &["geojson"],
+                &["png"],
+                &["gis"],
+                &["python"],
+            ),
+            node(
+                "x/lint",
+                "Lint python code style",
+                &["python"],
+                &["text"],
+                &["code"],
+                &["python"],
+            ),
+            node(
+                "x/fmt",
+                "Format python source files",
+                &["text"],
+                &["code"],
+                &["code"],
+                &["python"],
+            ),
+            node(
+                "y/poem",
+                "Write rhyming poems about cats",
+                &[],
+                &["text"],
+                &["writing"],
+                &[],
+            ),
             node("z/other", "Outside the pool", &[], &[], &[], &[]),
         ];
         let common = BTreeSet::new();
-        let cols: BTreeSet<String> = ["geo", "x", "y", "z"].iter().map(|s| s.to_string()).collect();
-        let ctx = GateContext { nodes: &nodes, common_types: &common, collections: &cols, opts: GateOptions::default() };
+        let cols: BTreeSet<String> = ["geo", "x", "y", "z"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let ctx = GateContext {
+            nodes: &nodes,
+            common_types: &common,
+            collections: &cols,
+            opts: GateOptions::default(),
+        };
         let pool = [1, 2, 3, 4];
-        let ok = ctx.check(&prop("geo/shp", "geo/map", "dependency", 0.9, &[]), 0, &pool).unwrap();
-        assert_eq!((ok.source, ok.target, ok.artifacts.clone()), (0, 1, vec!["geojson".to_string()]));
+        let ok = ctx
+            .check(
+                &prop("geo/shp", "geo/map", "dependency", 0.9, &[]),
+                0,
+                &pool,
+            )
+            .unwrap();
+        assert_eq!(
+            (ok.source, ok.target, ok.artifacts.clone()),
+            (0, 1, vec!["geojson".to_string()])
+        );
         let gate = |p: Proposal, focus: usize| ctx.check(&p, focus, &pool).unwrap_err();
-        assert_eq!(gate(prop("geo/shp", "z/other", "semantic", 0.9, &[]), 0), "unknown_skill");
-        assert_eq!(gate(prop("geo/shp", "shp", "semantic", 0.9, &[]), 0), "self_loop");
-        assert_eq!(gate(prop("geo/map", "x/lint", "semantic", 0.9, &[]), 0), "not_focus");
-        assert_eq!(gate(prop("geo/shp", "geo/map", "prerequisite", 0.9, &[]), 0), "invalid_type");
-        assert_eq!(gate(prop("geo/shp", "geo/map", "dependency", 0.3, &[]), 0), "low_confidence");
-        assert_eq!(gate(prop("geo/shp", "geo/map", "dependency", 1.5, &[]), 0), "low_confidence");
-        assert_eq!(gate(prop("geo/map", "geo/shp", "dependency", 0.9, &[]), 0), "direction");
-        assert_eq!(gate(prop("geo/shp", "geo/map", "workflow", 0.9, &["success", "status"]), 0), "result_state");
-        assert_eq!(gate(prop("x/lint", "x/fmt", "dependency", 0.9, &[]), 2), "generic_container");
-        assert_eq!(gate(prop("x/fmt", "x/lint", "workflow", 0.9, &[]), 3), "tooling_only");
-        assert_eq!(gate(prop("y/poem", "geo/map", "semantic", 0.7, &[]), 4), "cross_domain");
+        assert_eq!(
+            gate(prop("geo/shp", "z/other", "semantic", 0.9, &[]), 0),
+            "unknown_skill"
+        );
+        assert_eq!(
+            gate(prop("geo/shp", "shp", "semantic", 0.9, &[]), 0),
+            "self_loop"
+        );
+        assert_eq!(
+            gate(prop("geo/map", "x/lint", "semantic", 0.9, &[]), 0),
+            "not_focus"
+        );
+        assert_eq!(
+            gate(prop("geo/shp", "geo/map", "prerequisite", 0.9, &[]), 0),
+            "invalid_type"
+        );
+        assert_eq!(
+            gate(prop("geo/shp", "geo/map", "dependency", 0.3, &[]), 0),
+            "low_confidence"
+        );
+        assert_eq!(
+            gate(prop("geo/shp", "geo/map", "dependency", 1.5, &[]), 0),
+            "low_confidence"
+        );
+        assert_eq!(
+            gate(prop("geo/map", "geo/shp", "dependency", 0.9, &[]), 0),
+            "direction"
+        );
+        assert_eq!(
+            gate(
+                prop(
+                    "geo/shp",
+                    "geo/map",
+                    "workflow",
+                    0.9,
+                    &["success", "status"]
+                ),
+                0
+            ),
+            "result_state"
+        );
+        assert_eq!(
+            gate(prop("x/lint", "x/fmt", "dependency", 0.9, &[]), 2),
+            "generic_container"
+        );
+        assert_eq!(
+            gate(prop("x/fmt", "x/lint", "workflow", 0.9, &[]), 3),
+            "tooling_only"
+        );
+        assert_eq!(
+            gate(prop("y/poem", "geo/map", "semantic", 0.7, &[]), 4),
+            "cross_domain"
+        );
         // A strong proposal passes the cross-domain gate; symmetric types are canonicalized.
-        let strong = ctx.check(&prop("y/poem", "geo/map", "semantic", 0.9, &[]), 4, &pool).unwrap();
+        let strong = ctx
+            .check(&prop("y/poem", "geo/map", "semantic", 0.9, &[]), 4, &pool)
+            .unwrap();
         assert_eq!((strong.source, strong.target), (1, 4));
         assert_eq!(relation_weight(EdgeType::Workflow, 0.9), 0.63);
     }

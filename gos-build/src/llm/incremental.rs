@@ -145,7 +145,10 @@ pub fn plan_pools(
         || prev.providers != expected.providers
         || prev.version != expected.version
     {
-        let pools = full(&mut stats, "model, template, pool size or providers changed");
+        let pools = full(
+            &mut stats,
+            "model, template, pool size or providers changed",
+        );
         return (pools, stats);
     }
     stats.previous = true;
@@ -171,7 +174,10 @@ pub fn plan_pools(
         .collect();
     stats.new_or_changed = changed.len();
     if changed.len() * 2 > nodes.len() {
-        let pools = full(&mut stats, "more than half of the skills are new or changed");
+        let pools = full(
+            &mut stats,
+            "more than half of the skills are new or changed",
+        );
         stats.previous = true;
         stats.new_or_changed = changed.len();
         return (pools, stats);
@@ -185,7 +191,12 @@ pub fn plan_pools(
         let members: Option<Vec<usize>> = rec
             .candidates
             .iter()
-            .map(|c| index.get(c.as_str()).copied().filter(|j| !changed.contains(j)))
+            .map(|c| {
+                index
+                    .get(c.as_str())
+                    .copied()
+                    .filter(|j| !changed.contains(j))
+            })
             .collect();
         match members {
             Some(m) => pools[i] = Some(m),
@@ -217,5 +228,8 @@ pub fn plan_pools(
     }
     stats.revalidated = dirty.len();
     stats.reused = nodes.len() - dirty.len();
-    (pools.into_iter().map(|p| p.unwrap_or_default()).collect(), stats)
+    (
+        pools.into_iter().map(|p| p.unwrap_or_default()).collect(),
+        stats,
+    )
 }

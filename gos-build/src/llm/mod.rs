@@ -262,32 +262,30 @@ impl LlmRun {
             &exclude,
         );
         progress.finish_stage();
-        let collections: BTreeSet<String> =
-            nodes.iter().map(|n| n.collection().to_lowercase()).collect();
+        let collections: BTreeSet<String> = nodes
+            .iter()
+            .map(|n| n.collection().to_lowercase())
+            .collect();
         let ctx = GateContext {
             nodes,
             common_types,
             collections: &collections,
             opts: self.opts.gates,
         };
-        let mut stats = validate::ValidationStats {
-            pool_k: self.opts.pool_k,
-            providers: expected.providers.clone(),
-            incremental: inc,
-            ..Default::default()
-        };
         let prompts_n = pools.iter().filter(|p| !p.is_empty()).count();
         progress.stage("validate", Some(prompts_n as u64));
-        validate::validate_relations(
+        let mut stats = validate::validate_relations(
             nodes,
             &pools,
             graph,
             service,
             &ctx,
-            &mut stats,
             &mut self.skipped,
             &|| progress.advance(1),
         );
+        stats.pool_k = self.opts.pool_k;
+        stats.providers = expected.providers.clone();
+        stats.incremental = inc;
         progress.finish_stage();
         self.report.validation = Some(stats);
         let record = PoolsFile::new(
@@ -320,7 +318,11 @@ impl LlmRun {
             let v = self.report.validation.as_ref();
             self.report.note = format!(
                 "{} model {}: {} LLM edges accepted, {} proposals rejected, {} nodes skipped",
-                if self.report.offline { "offline (cache only)," } else { "endpoint" },
+                if self.report.offline {
+                    "offline (cache only),"
+                } else {
+                    "endpoint"
+                },
                 self.opts.model,
                 v.map_or(0, |v| v.accepted),
                 v.map_or(0, |v| v.rejected.values().sum::<u64>()),

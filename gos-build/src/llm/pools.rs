@@ -113,7 +113,9 @@ impl<'a> IoNeighbours<'a> {
                 *df.entry(t).or_insert(0) += 1;
             }
         }
-        let keep = |t: &str| df.get(t).is_some_and(|&d| d <= max_type_df) && !GENERIC_CONTAINERS.contains(&t);
+        let keep = |t: &str| {
+            df.get(t).is_some_and(|&d| d <= max_type_df) && !GENERIC_CONTAINERS.contains(&t)
+        };
         let mut producers: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut consumers: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, n) in nodes.iter().enumerate() {
@@ -153,7 +155,11 @@ impl PoolProvider for IoNeighbours<'_> {
         shared.remove(&focus);
         let same = |i: usize| self.nodes[i].collection() == n.collection();
         let mut ranked: Vec<(usize, usize)> = shared.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(same(b.0).cmp(&same(a.0))).then(a.0.cmp(&b.0)));
+        ranked.sort_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then(same(b.0).cmp(&same(a.0)))
+                .then(a.0.cmp(&b.0))
+        });
         ranked.into_iter().take(limit).map(|(i, _)| i).collect()
     }
 }

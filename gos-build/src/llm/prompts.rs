@@ -97,7 +97,10 @@ pub fn skill_line(n: &SkillNode) -> String {
 
 /// The validation prompt of `focus` with its candidate pool.
 pub fn validation_prompt(focus: &SkillNode, candidates: &[&SkillNode]) -> Prompt {
-    let mut user = format!("{VALIDATE_HEADER}\n- {}\n\nCandidate skills:\n", skill_line(focus));
+    let mut user = format!(
+        "{VALIDATE_HEADER}\n- {}\n\nCandidate skills:\n",
+        skill_line(focus)
+    );
     for c in candidates {
         user.push_str(&format!("- {}\n", skill_line(c)));
     }

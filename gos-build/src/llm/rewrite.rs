@@ -88,7 +88,12 @@ impl QuerySchema {
     /// Query text of the schema followed by the task (module docs).
     pub fn query_text(&self, task: &str) -> String {
         let mut lines = vec![self.goal.clone()];
-        for list in [&self.operations, &self.artifacts, &self.constraints, &self.keywords] {
+        for list in [
+            &self.operations,
+            &self.artifacts,
+            &self.constraints,
+            &self.keywords,
+        ] {
             lines.extend(list.iter().cloned());
         }
         lines.push(task.trim().to_string());
@@ -138,7 +143,10 @@ mod tests {
     fn schema_text_keeps_the_task_and_fallback_says_why() {
         let v = serde_json::json!({"goal": "Map  density", "operations": ["reproject"], "artifacts": "shapefile", "keywords": ["choropleth"]});
         let s = QuerySchema::from_reply(&v).unwrap();
-        assert_eq!(s.query_text("make a map"), "Map density\nreproject\nshapefile\nchoropleth\nmake a map");
+        assert_eq!(
+            s.query_text("make a map"),
+            "Map density\nreproject\nshapefile\nchoropleth\nmake a map"
+        );
         assert!(QuerySchema::from_reply(&serde_json::json!({"constraints": ["x"]})).is_none());
         let r = rewrite_query(None, "make a map");
         assert_eq!(r.text, "make a map");

@@ -286,8 +286,7 @@ impl LlmService {
                     | ClientError::Status { attempts, .. } => *attempts,
                     ClientError::BadReply { .. } => 1,
                 };
-                self.stats.lock().expect("stats lock").retries +=
-                    attempts.saturating_sub(1) as u64;
+                self.stats.lock().expect("stats lock").retries += attempts.saturating_sub(1) as u64;
                 let f = Failure::Client(e);
                 self.fail(&f);
                 return Err(f);

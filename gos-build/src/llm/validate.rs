@@ -47,19 +47,22 @@ fn has_edge(graph: &SkillGraph, s: usize, t: usize, ty: EdgeType) -> bool {
 }
 
 /// Validate every focus skill with a non-empty pool; `pools[i]` is node `i`'s pool.
-/// Failures are pushed to `skipped` as `(focus id, reason)`.
+/// Failures are pushed to `skipped` as `(focus id, reason)`. The returned counters leave
+/// `pool_k`, `providers` and `incremental` for the caller to fill.
 pub fn validate_relations(
     nodes: &[SkillNode],
     pools: &[Vec<usize>],
     graph: &mut SkillGraph,
     service: &LlmService,
     ctx: &GateContext<'_>,
-    stats: &mut ValidationStats,
     skipped: &mut Vec<(String, String)>,
     on_done: &(dyn Fn() + Sync),
-) {
-    stats.focus_total = nodes.len();
-    stats.rejected = empty_rejections();
+) -> ValidationStats {
+    let mut stats = ValidationStats {
+        focus_total: nodes.len(),
+        rejected: empty_rejections(),
+        ..ValidationStats::default()
+    };
     let focus: Vec<usize> = (0..nodes.len()).filter(|&i| !pools[i].is_empty()).collect();
     stats.prompts = focus.len();
     stats.pairs_submitted = focus.iter().map(|&i| pools[i].len()).sum();
@@ -136,4 +139,5 @@ pub fn validate_relations(
             }
         }
     }
+    stats
 }

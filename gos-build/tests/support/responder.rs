@@ -161,7 +161,11 @@ fn serve(s: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
     }
     let content = match fault {
         Some(Fault::Status(code)) => {
-            return respond(&mut stream, code, r#"{"error":{"message":"injected fault"}}"#);
+            return respond(
+                &mut stream,
+                code,
+                r#"{"error":{"message":"injected fault"}}"#,
+            );
         }
         Some(Fault::Delay(d)) => {
             std::thread::sleep(d);
@@ -210,7 +214,10 @@ fn reply_for(s: &Shared, req: &serde_json::Value) -> String {
         .unwrap_or_else(|| "{}".to_string());
     let mut text = text.replace("{{focus}}", focus.as_deref().unwrap_or(""));
     for i in (1..=8).rev() {
-        let c = ids.get(i).map(String::as_str).unwrap_or("missing-candidate");
+        let c = ids
+            .get(i)
+            .map(String::as_str)
+            .unwrap_or("missing-candidate");
         text = text.replace(&format!("{{{{c{i}}}}}"), c);
     }
     text
