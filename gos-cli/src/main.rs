@@ -38,6 +38,9 @@ enum Command {
 
 /// Arguments of `gos build`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 built, 3 built but the LLM layer could not serve every node (report: llm.skipped), 1 error. LLM setup: docs/llm.md."
+)]
 struct BuildArgs {
     /// Library root: a folder whose subfolders hold SKILL.md packages.
     library: PathBuf,
