@@ -130,8 +130,8 @@ impl SentenceEncoder {
         let config: Config = serde_json::from_str(&config_text)
             .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
         let max_seq_length = max_seq_length(dir, &config);
-        let mut tokenizer =
-            Tokenizer::from_file(&tokenizer_path).map_err(|e| model_err(&tokenizer_path, e))?;
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| model_err(&tokenizer_path, e))?;
         let pad_id = config.pad_token_id as u32;
         let pad_token = tokenizer
             .id_to_token(pad_id)
