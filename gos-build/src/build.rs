@@ -2,6 +2,7 @@
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
 use crate::embed::{EmbedOptions, Embedder};
+use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc, normalize};
 use crate::package::{ParseError, discover, parse_package};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
@@ -91,6 +92,22 @@ pub fn build_workspace(
     opts: &BuildOptions,
     progress: &dyn BuildProgress,
 ) -> Result<BuildReport, BuildError> {
+    build_workspace_with(opts, None, progress)
+}
+
+/// Build the workspace described by `opts`, with the LLM layer when `llm` is given
+/// (semantic completion, relation validation; see [`crate::llm`]). Without it the result is
+/// exactly that of [`build_workspace`] (a previous workspace's `llm-cache.jsonl` is carried
+/// over so its replies are not lost). LLM failures never fail the build: they are counted in
+/// the report's `llm` section, whose `complete` flag says whether every request succeeded.
+///
+/// # Errors
+/// As [`build_workspace`].
+pub fn build_workspace_with(
+    opts: &BuildOptions,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+) -> Result<BuildReport, BuildError> {
     let start = Instant::now();
     let root = opts
         .library
@@ -171,7 +188,7 @@ pub fn build_workspace(
     end_stage("parse", &mut report);
 
     progress.stage("relate", None);
-    let nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();
+    let mut nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();
     let mut stats = RelateStats::default();
     let mut edges = io_edges(&nodes, &opts.relate, &mut stats);
     let mentions: Vec<Vec<String>> = normalized.iter().map(|n| n.mentions.clone()).collect();
@@ -180,44 +197,90 @@ pub fn build_workspace(
     for e in edges {
         graph.add_edge(e);
     }
+    let common_types: std::collections::BTreeSet<String> =
+        stats.generic_types.keys().cloned().collect();
+    let max_type_df = match opts.relate.max_type_df {
+        0 => (nodes.len() / 50).max(20),
+        m => m,
+    };
     report.relate = stats;
     progress.finish_stage();
     end_stage("relate", &mut report);
 
     let staging = staging_dir(&opts.workspace)?;
-    let dense = match &embedder {
-        Some(e) => match e.run(&normalized, &opts.workspace, &staging, progress) {
-            Ok((info, stats)) => {
+    let mut llm_run = llm.map(|o| LlmRun::start(o, &staging, &opts.workspace));
+    let mut llm_ms = 0u64;
+    let mut embed_ms = 0u64;
+    let result = (|| -> Result<(), BuildError> {
+        if let Some(run) = llm_run.as_mut() {
+            let t = Instant::now();
+            run.complete(&mut normalized, progress);
+            llm_ms += t.elapsed().as_millis() as u64;
+            nodes = normalized.iter().map(|n| n.node.clone()).collect();
+        } else {
+            let old_cache = opts.workspace.join(CACHE_FILE);
+            if old_cache.is_file() {
+                std::fs::copy(&old_cache, staging.join(CACHE_FILE)).map_err(|source| {
+                    BuildError::Io {
+                        path: old_cache.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+        // Embeddings after completion, so inferred fields reach the card view.
+        let dense = match &embedder {
+            Some(e) => {
+                let t = Instant::now();
+                let (info, stats) = e.run(&normalized, &opts.workspace, &staging, progress)?;
                 report.embed = Some(stats);
+                embed_ms = t.elapsed().as_millis() as u64;
                 Some(info)
             }
-            Err(err) => {
-                let _ = std::fs::remove_dir_all(&staging);
-                return Err(err);
-            }
-        },
-        None => None,
-    };
-    if embedder.is_some() {
-        end_stage("embed", &mut report);
-    }
-
-    progress.stage("index", Some(normalized.len() as u64));
-    let result = write_workspace(
-        &staging,
-        &root,
-        &normalized,
-        &nodes,
-        &graph,
-        dense,
-        progress,
-    );
+            None => None,
+        };
+        progress.stage("index", Some(normalized.len() as u64));
+        build_lexical(&staging, &normalized, progress)?;
+        progress.finish_stage();
+        if let Some(run) = llm_run.as_mut() {
+            let t = Instant::now();
+            let lexical = LexicalIndex::open(&staging.join("tantivy"), nodes.len())?;
+            run.relations(
+                &nodes,
+                &mut graph,
+                &lexical,
+                &common_types,
+                max_type_df,
+                &staging,
+                progress,
+            )
+            .map_err(|source| BuildError::Io {
+                path: staging.clone(),
+                source,
+            })?;
+            llm_ms += t.elapsed().as_millis() as u64;
+        }
+        write_workspace(&staging, &root, &nodes, &graph, dense)
+    })();
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(e);
     }
-    progress.finish_stage();
+    report.llm = match llm_run {
+        Some(run) => run.finish(),
+        None => LlmReport::not_configured(),
+    };
     end_stage("index", &mut report);
+    // The LLM and embedding stages ran inside the "index" span; report them on their own.
+    if let Some(ms) = report.stage_ms.get_mut("index") {
+        *ms = ms.saturating_sub(llm_ms + embed_ms);
+    }
+    if llm.is_some() {
+        report.stage_ms.insert("llm".into(), llm_ms);
+    }
+    if embedder.is_some() {
+        report.stage_ms.insert("embed".into(), embed_ms);
+    }
 
     report.nodes = nodes.len();
     for e in graph.edges() {
@@ -254,25 +317,12 @@ pub fn build_workspace(
     Ok(report)
 }
 
-fn write_workspace(
+/// The BM25 index of `normalized` in `dir/tantivy`.
+fn build_lexical(
     dir: &Path,
-    root: &Path,
     normalized: &[Normalized],
-    nodes: &[gos_core::SkillNode],
-    graph: &SkillGraph,
-    dense: Option<gos_core::dense::DenseInfo>,
     progress: &dyn BuildProgress,
 ) -> Result<(), BuildError> {
-    let library_name = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let manifest = Manifest::new(BUILDER_VERSION, &library_name, nodes.to_vec());
-    write(&dir.join("manifest.json"), &manifest.to_json())?;
-    let mut graph_json =
-        serde_json::to_string_pretty(&graph.to_file(FORMAT_VERSION)).expect("graph serializes");
-    graph_json.push('\n');
-    write(&dir.join("graph.json"), &graph_json)?;
     let tantivy_dir = dir.join("tantivy");
     std::fs::create_dir(&tantivy_dir).map_err(|source| BuildError::Io {
         path: tantivy_dir.clone(),
@@ -285,6 +335,26 @@ fn write_workspace(
             lexical_doc(i, n)
         }),
     )?;
+    Ok(())
+}
+
+fn write_workspace(
+    dir: &Path,
+    root: &Path,
+    nodes: &[gos_core::SkillNode],
+    graph: &SkillGraph,
+    dense: Option<gos_core::dense::DenseInfo>,
+) -> Result<(), BuildError> {
+    let library_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let manifest = Manifest::new(BUILDER_VERSION, &library_name, nodes.to_vec());
+    write(&dir.join("manifest.json"), &manifest.to_json())?;
+    let mut graph_json =
+        serde_json::to_string_pretty(&graph.to_file(FORMAT_VERSION)).expect("graph serializes");
+    graph_json.push('\n');
+    write(&dir.join("graph.json"), &graph_json)?;
     let info = WorkspaceInfo {
         format: "gos-workspace".into(),
         format_version: FORMAT_VERSION,

@@ -10,14 +10,17 @@
 //!    provenance and deterministic input/output artifact types;
 //! 4. [`relate`] induces deterministic dependency edges (I/O overlap through an inverted index,
 //!    and explicit mentions of other skills);
-//! 5. [`embed`] embeds each skill's text view with a local sentence encoder (optional), reusing
+//! 5. [`llm`] (optional) fills empty fields and adds LLM-validated relations through an
+//!    OpenAI-compatible endpoint and a response cache;
+//! 6. [`embed`] embeds each skill's text view with a local sentence encoder (optional), reusing
 //!    the vectors of unchanged texts;
-//! 6. [`build`] runs everything and writes the workspace atomically (temporary directory, then
+//! 7. [`build`] runs everything and writes the workspace atomically (temporary directory, then
 //!    rename), with a [`report::BuildReport`].
 
 pub mod artifacts;
 pub mod build;
 pub mod embed;
+pub mod llm;
 pub mod normalize;
 pub mod package;
 pub mod relate;
@@ -28,5 +31,5 @@ pub mod frontmatter;
 mod markdown;
 mod parse;
 
-pub use build::{BuildOptions, build_workspace};
+pub use build::{BuildOptions, build_workspace, build_workspace_with};
 pub use report::BuildReport;

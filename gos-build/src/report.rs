@@ -68,4 +68,7 @@ pub struct BuildReport {
     pub stage_ms: BTreeMap<String, u64>,
     /// Whole build in milliseconds.
     pub wall_ms: u64,
+    /// The LLM layer: configuration, requests, cache hits, tokens, completion and validation
+    /// counters, rejected proposals by gate, skipped nodes.
+    pub llm: crate::llm::LlmReport,
 }

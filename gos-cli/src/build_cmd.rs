@@ -5,10 +5,15 @@ use crate::progress::Bars;
 use anyhow::{Context, Result};
 use gos_build::embed::EmbedOptions;
 use gos_build::relate::RelateOptions;
-use gos_build::{BuildOptions, build_workspace};
+use gos_build::{BuildOptions, BuildReport, build_workspace_with};
 use std::io::IsTerminal;
+use std::process::ExitCode;
 
-pub fn run(args: BuildArgs) -> Result<()> {
+/// Exit status of a build whose workspace was written but whose LLM layer is incomplete.
+const INCOMPLETE: u8 = 3;
+
+pub fn run(args: BuildArgs) -> Result<ExitCode> {
+    let llm = crate::llm_args::build_options(&args.llm, &args.llm_build)?;
     anyhow::ensure!(
         args.dependency_threshold > 0.0 && args.dependency_threshold <= 1.0,
         "--dependency-threshold must be in (0, 1], got {}",
@@ -35,16 +40,21 @@ pub fn run(args: BuildArgs) -> Result<()> {
         embed,
     };
     let bars = Bars::new(args.quiet || !std::io::stderr().is_terminal());
-    let report = build_workspace(&opts, &bars).with_context(|| {
+    let report = build_workspace_with(&opts, llm.as_ref(), &bars).with_context(|| {
         format!(
             "building {} from {}",
             args.workspace.display(),
             args.library.display()
         )
     })?;
+    let code = if report.llm.complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(INCOMPLETE)
+    };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
-        return Ok(());
+        return Ok(code);
     }
     let edges: Vec<String> = report
         .edges
@@ -95,5 +105,71 @@ pub fn run(args: BuildArgs) -> Result<()> {
             report.workspace
         );
     }
-    Ok(())
+    print_llm(&report);
+    Ok(code)
+}
+
+fn counts<T: std::fmt::Display>(m: &std::collections::BTreeMap<String, T>) -> String {
+    let v: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    v.join(", ")
+}
+
+/// The LLM part of the text summary.
+fn print_llm(report: &BuildReport) {
+    let llm = &report.llm;
+    eprintln!("llm: {}", llm.note);
+    if let Some(r) = &llm.requests {
+        eprintln!(
+            "  requests: {} HTTP calls ({} ok, {} retries), {} cache hits, {} prompt + {} completion tokens{}",
+            r.calls,
+            r.calls_ok,
+            r.retries,
+            r.cache_hits,
+            r.prompt_tokens,
+            r.completion_tokens,
+            r.budget
+                .map(|b| format!(", budget {b}"))
+                .unwrap_or_default(),
+        );
+        if !r.failures.is_empty() {
+            eprintln!("  failed: {}", counts(&r.failures));
+        }
+    }
+    if let Some(c) = &llm.completion {
+        eprintln!(
+            "  completion: {} eligible, {} completed ({}), {} failed",
+            c.eligible,
+            c.completed_nodes,
+            counts(&c.fields_filled),
+            c.failed
+        );
+    }
+    if let Some(v) = &llm.validation {
+        let rejected: std::collections::BTreeMap<String, u64> = v
+            .rejected
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(k, n)| (k.clone(), *n))
+            .collect();
+        eprintln!(
+            "  validation: {} prompts ({} pairs), {} proposals, {} accepted ({}), rejected: {}",
+            v.prompts,
+            v.pairs_submitted,
+            v.proposals,
+            v.accepted,
+            counts(&v.accepted_by_type),
+            counts(&rejected),
+        );
+        let i = &v.incremental;
+        eprintln!(
+            "  incremental: {} pools reused, {} revalidated ({} new or changed, {} pools entered, {} with a changed member)",
+            i.reused, i.revalidated, i.new_or_changed, i.entered_pools, i.member_changed
+        );
+    }
+    if llm.skipped_total > 0 {
+        eprintln!(
+            "  incomplete: {} nodes kept deterministic edges only (first: {} - {}); see {}/build-report.json",
+            llm.skipped_total, llm.skipped[0].id, llm.skipped[0].reason, report.workspace
+        );
+    }
 }

@@ -7,6 +7,7 @@ mod encoder_arg;
 mod eval_cmd;
 mod eval_plots;
 mod eval_report;
+mod llm_args;
 mod progress;
 mod rerank_args;
 mod retrieve_cmd;
@@ -65,6 +66,9 @@ struct SynthArgs {
 
 /// Arguments of `gos build`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 built, 3 built but the LLM layer could not serve every node (report: llm.skipped), 1 error. LLM setup: docs/llm.md."
+)]
 struct BuildArgs {
     /// Library root: a folder whose subfolders hold SKILL.md packages.
     library: PathBuf,
@@ -103,6 +107,10 @@ struct BuildArgs {
     /// No progress bars.
     #[arg(short, long)]
     quiet: bool,
+    #[command(flatten)]
+    llm: llm_args::LlmArgs,
+    #[command(flatten)]
+    llm_build: llm_args::LlmBuildArgs,
 }
 
 /// Arguments of `gos retrieve`.
@@ -163,6 +171,12 @@ struct RetrieveArgs {
     /// Print one JSON object instead of the rendered context.
     #[arg(long)]
     json: bool,
+    /// Rewrite the task into a retrieval schema (goal, operations, artifacts, constraints,
+    /// keywords) with the LLM first; without an endpoint the task text is used as is.
+    #[arg(long)]
+    rewrite: bool,
+    #[command(flatten)]
+    llm: llm_args::LlmArgs,
     /// Task text; `-` reads it from stdin.
     query: String,
 }
@@ -239,14 +253,16 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
+        // `gos build` exits with status 3 when the workspace was written but the LLM layer
+        // could not serve every node (docs/llm.md).
         Command::Build(args) => build_cmd::run(args),
-        Command::Retrieve(args) => retrieve_cmd::run(args),
-        Command::Stats(args) => stats_cmd::run(args),
-        Command::Eval(args) => eval_cmd::run(args),
-        Command::Synth(args) => synth_cmd::run(args),
+        Command::Retrieve(args) => retrieve_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Stats(args) => stats_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Eval(args) => eval_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Synth(args) => synth_cmd::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -56,6 +56,17 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         &args.cross_encoder.device,
     )?;
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
+    let rewrite = if args.rewrite {
+        let service = crate::llm_args::rewrite_service(&args.llm, &args.workspace)?;
+        let rw = gos_build::llm::rewrite::rewrite_query(service.as_ref(), &query);
+        if let gos_build::llm::rewrite::RewriteSource::Fallback { reason } = &rw.source {
+            eprintln!("rewrite: using the task text as is ({reason})");
+        }
+        Some(rw)
+    } else {
+        None
+    };
+    let text = rewrite.as_ref().map_or(query.as_str(), |r| r.text.as_str());
     let t_load = Instant::now();
     let cross_encoder = if args.rerank == "cross-encoder" {
         Some(args.cross_encoder.load("--rerank cross-encoder")?)
@@ -70,7 +81,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     if let Some((ce, params)) = &cross_encoder {
         retriever = retriever.with_cross_encoder(ce, *params);
     }
-    let r = retriever.retrieve(&query, &opts)?;
+    let r = retriever.retrieve(text, &opts)?;
     if !args.json {
         print!("{}", r.bundle.rendered_context);
         return Ok(());
@@ -108,6 +119,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         })).collect::<Vec<_>>(),
         "top_seed_score": r.top_seed_score,
         "top_dense_score": r.top_dense_score,
+        "rewrite": rewrite,
         "timings_ms": {
             "open": open_ms,
             "encode": r.timings.encode,
