@@ -450,14 +450,21 @@ mod tests {
     #[test]
     fn unavailable_arms_are_rejected_with_a_reason() {
         let err = |s: &str| format!("{:#}", parse_arm(s).unwrap_err());
-        assert!(err("reverse/dense").contains("not available in this workspace"));
-        assert!(err("reverse/hybrid").contains("later issue"));
+        let hybrid = parse_arm("reverse/hybrid").unwrap();
+        assert_eq!(
+            (hybrid.name.as_str(), hybrid.source),
+            ("reverse/hybrid", SeedSource::Hybrid)
+        );
+        assert_eq!(
+            parse_arm("no-graph/dense").unwrap().source,
+            SeedSource::Dense
+        );
         assert!(err("reverse/lexical/colbert").contains("reranker `colbert`"));
         let ce = parse_arm("one-hop/lexical/cross-encoder").unwrap();
         assert_eq!(ce.name, "one-hop/lexical/cross-encoder");
         assert!(ce.cross_encoder && !parse_arm("one-hop").unwrap().cross_encoder);
         assert!(err("sideways/lexical").contains("sideways"));
-        assert!(err("reverse/bm42").contains("not a known seed source"));
+        assert!(err("reverse/bm42").contains("not one of lexical, dense, hybrid"));
         assert!(err("reverse//").contains("MODE/SEEDS"));
         assert!(
             format!("{:#}", parse_arms("reverse,reverse/lexical").unwrap_err()).contains("twice")
@@ -482,5 +489,8 @@ mod tests {
                 base
             );
         }
+        let hybrid = arm_options(&base, &parse_arm("forward/hybrid").unwrap());
+        assert_eq!(hybrid.seeds.source, SeedSource::Hybrid);
+        assert_eq!(hybrid.min_seed_score, 3.5);
     }
 }
