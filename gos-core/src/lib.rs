@@ -24,6 +24,7 @@ pub mod hydrate;
 pub mod lexical;
 pub mod manifest;
 pub mod metrics;
+mod model_dir;
 
 pub mod ppr;
 pub mod rerank;

@@ -30,6 +30,7 @@ pub use pair::truncate_chars;
 pub use stage::StageParams;
 
 use crate::error::{Error, Result};
+use crate::model_dir::{model_err, require_file};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use serde_json::Value;
@@ -135,26 +136,8 @@ impl std::fmt::Debug for CrossEncoder {
     }
 }
 
-fn model_err(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::Model {
-        path: path.to_path_buf(),
-        reason: reason.to_string(),
-    }
-}
-
 fn need(dir: &Path, file: &str) -> Result<PathBuf> {
-    let p = dir.join(file);
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(model_err(
-            dir,
-            format!(
-                "missing {file}; expected a Hugging Face cross-encoder directory (config.json, \
-                 tokenizer.json, model.safetensors), see docs/cross-encoder.md"
-            ),
-        ))
-    }
+    require_file(dir, file, "cross-encoder", "see docs/cross-encoder.md")
 }
 
 /// Number of output labels: the length of `id2label`, else `num_labels`, else 1.

@@ -7,6 +7,7 @@
 //! ../shared/docs/toolchain-notes.md).
 
 use crate::error::{Error, Result};
+use crate::model_dir::{model_err, require_file};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
@@ -43,26 +44,13 @@ impl std::fmt::Debug for SentenceEncoder {
     }
 }
 
-fn model_err(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::Model {
-        path: path.to_path_buf(),
-        reason: reason.to_string(),
-    }
-}
-
 fn need(dir: &Path, file: &str) -> Result<PathBuf> {
-    let p = dir.join(file);
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(model_err(
-            dir,
-            format!(
-                "missing {file}; expected a Hugging Face model directory (config.json, \
-                 tokenizer.json, model.safetensors); run scripts/setup-model.sh for all-MiniLM-L6-v2"
-            ),
-        ))
-    }
+    require_file(
+        dir,
+        file,
+        "model",
+        "run scripts/setup-model.sh for all-MiniLM-L6-v2",
+    )
 }
 
 /// A short identity of the model files: the directory name plus the first 16 hex digits of a

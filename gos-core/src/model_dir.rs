@@ -1,0 +1,30 @@
+//! Shared checks for neural model directories in Hugging Face layout (config.json,
+//! tokenizer.json, model.safetensors), used by the sentence encoder and the cross-encoder.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// An [`Error::Model`] about `path`.
+pub(crate) fn model_err(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Model {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+/// `dir/file` when it is a file, else an [`Error::Model`] naming `dir`, the missing file, the
+/// expected layout, and `hint` (where to get such a model).
+pub(crate) fn require_file(dir: &Path, file: &str, kind: &str, hint: &str) -> Result<PathBuf> {
+    let p = dir.join(file);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(model_err(
+            dir,
+            format!(
+                "missing {file}; expected a Hugging Face {kind} directory (config.json, \
+                 tokenizer.json, model.safetensors); {hint}"
+            ),
+        ))
+    }
+}
