@@ -87,7 +87,7 @@ struct BuildArgs {
     #[arg(long, env = "GOS_MODEL_DIR")]
     model_dir: Option<PathBuf>,
     /// Build without vectors even when GOS_MODEL_DIR is set.
-    #[arg(long, conflicts_with = "model_dir")]
+    #[arg(long)]
     no_embed: bool,
     /// Text of each skill that is embedded: description, card, body or sectioned.
     #[arg(long, default_value = "card")]

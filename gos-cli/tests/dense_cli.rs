@@ -1,0 +1,130 @@
+//! `gos build --model-dir` and `gos retrieve` with dense and hybrid seeds, as a user runs them.
+//!
+//! Needs all-MiniLM-L6-v2 (`scripts/setup-model.sh` or `GOS_MODEL_DIR`); skips with a message
+//! without it, unless `GOS_REQUIRE_MODEL=1` (set by `.ci/run`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn gos() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
+    c.env_remove("GOS_MODEL_DIR");
+    c
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn model_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("GOS_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("models/all-MiniLM-L6-v2"));
+    if dir.join("model.safetensors").is_file() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "no sentence encoder at {} (run scripts/setup-model.sh)",
+        dir.display()
+    );
+    assert!(
+        std::env::var("GOS_REQUIRE_MODEL").as_deref() != Ok("1"),
+        "{msg}"
+    );
+    eprintln!("SKIP: {msg}");
+    None
+}
+
+fn json_ok(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn build_with_a_model_then_retrieve_with_hybrid_seeds_by_default() {
+    let Some(model) = model_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let report = json_ok(
+        gos()
+            .args(["build", "--json", "-q", "-w"])
+            .arg(&ws)
+            .arg("--model-dir")
+            .arg(&model)
+            .arg(repo().join("fixtures/library")),
+    );
+    assert_eq!(report["embed"]["embedded"], 36);
+    assert_eq!(report["embed"]["dim"], 384);
+    assert_eq!(report["embed"]["view"], "card");
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.join("workspace.json")).unwrap()).unwrap();
+    assert_eq!(info["dense"]["view"], "card");
+    assert!(ws.join("vectors-card.bin").is_file());
+
+    // Hybrid by default, with the model recorded in the workspace.
+    let r = json_ok(
+        gos()
+            .args(["retrieve", "--json", "-w"])
+            .arg(&ws)
+            .arg("write to a client saying sorry that their parcel arrived late"),
+    );
+    assert_eq!(r["seed_source"], "hybrid");
+    assert_eq!(r["status"], "SKILL_HIT");
+    assert!(r["timings_ms"]["encode"].as_f64().unwrap() > 0.0);
+    let top = r["top_dense_score"].as_f64().unwrap();
+    assert!((0.3..=1.0).contains(&top), "{top}");
+    let ids: Vec<&str> = r["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(ids[..3].contains(&"docs/email-drafting"), "{ids:?}");
+
+    // The cosine floor turns an unrelated question away.
+    let r = json_ok(
+        gos()
+            .args(["retrieve", "--json", "-w"])
+            .arg(&ws)
+            .arg("How long should a sourdough loaf proof in the fridge overnight before baking?"),
+    );
+    assert_eq!(r["status"], "NO_SKILL_HIT");
+    assert!(r["top_dense_score"].as_f64().unwrap() < 0.3);
+
+    // --no-embed wins over GOS_MODEL_DIR; dense seeds then fail with a clear message.
+    let plain = tmp.path().join("plain");
+    let out = gos()
+        .env("GOS_MODEL_DIR", &model)
+        .args(["build", "-q", "--no-embed", "-w"])
+        .arg(&plain)
+        .arg(repo().join("fixtures/library"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = gos()
+        .args(["retrieve", "--seeds", "dense", "-w"])
+        .arg(&plain)
+        .arg("draft an email")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no skill vectors"), "{err}");
+    let r = json_ok(
+        gos()
+            .args(["retrieve", "--json", "-w"])
+            .arg(&plain)
+            .arg("draft an email"),
+    );
+    assert_eq!(r["seed_source"], "lexical");
+}
