@@ -2,10 +2,42 @@
 //! `GOS_MODEL_DIR`, else from the model directory the workspace was built with.
 
 use anyhow::{Context, Result, bail};
-use gos_core::Workspace;
 use gos_core::dense::SentenceEncoder;
 use gos_core::seed::SeedSource;
+use gos_core::{RetrieveOptions, Workspace};
 use std::path::{Path, PathBuf};
+
+/// Dense and hybrid seeding options, shared by `gos retrieve` and `gos eval`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DenseArgs {
+    /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
+    /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
+    #[arg(long, default_value = "weighted:0.7")]
+    pub fusion: String,
+    /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
+    #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
+    pub dense_weight: f64,
+    /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
+    /// best cosine over them.
+    #[arg(long)]
+    pub query_chunks: bool,
+    /// Sentence encoder for the query (default: the model the workspace was built with).
+    #[arg(long, env = "GOS_MODEL_DIR")]
+    pub model_dir: Option<std::path::PathBuf>,
+}
+
+impl DenseArgs {
+    /// Set the fusion, dense weight and query passages of `opts`.
+    ///
+    /// # Errors
+    /// An invalid `--fusion`.
+    pub fn apply(&self, opts: &mut RetrieveOptions) -> Result<()> {
+        opts.seeds.fusion = self.fusion.parse()?;
+        opts.seeds.query_chunks = self.query_chunks;
+        opts.rerank.dense = self.dense_weight;
+        Ok(())
+    }
+}
 
 /// The seed source to use: the one asked for, else hybrid when the workspace has vectors and
 /// lexical when it does not.

@@ -384,14 +384,12 @@ pub fn run(args: EvalArgs) -> Result<()> {
         },
         ..RetrieveOptions::default()
     };
-    base.seeds.fusion = args.fusion.parse()?;
-    base.rerank.dense = args.dense_weight;
-    base.seeds.query_chunks = args.query_chunks;
+    args.dense.apply(&mut base)?;
     let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
     let encoder = crate::encoder_arg::load(
         &ws,
         needs_vectors,
-        args.model_dir.as_deref(),
+        args.dense.model_dir.as_deref(),
         &args.cross_encoder.device,
     )?;
     let records = run_arms(

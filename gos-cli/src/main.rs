@@ -140,20 +140,8 @@ struct RetrieveArgs {
     /// Default: hybrid when the workspace has vectors, else lexical.
     #[arg(long)]
     seeds: Option<String>,
-    /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
-    /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
-    #[arg(long, default_value = "weighted:0.7")]
-    fusion: String,
-    /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
-    #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
-    dense_weight: f64,
-    /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
-    /// best cosine over them.
-    #[arg(long)]
-    query_chunks: bool,
-    /// Sentence encoder for the query (default: the model the workspace was built with).
-    #[arg(long, env = "GOS_MODEL_DIR")]
-    model_dir: Option<PathBuf>,
+    #[command(flatten)]
+    dense: encoder_arg::DenseArgs,
     /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
     /// by the query's idf mass is below it (default 0.5).
     #[arg(long)]
@@ -210,20 +198,8 @@ struct EvalArgs {
     /// --reranker-dir). Intervals compare each arm with the first reverse arm.
     #[arg(long, default_value = eval_cmd::DEFAULT_ARMS)]
     arms: String,
-    /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
-    /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
-    #[arg(long, default_value = "weighted:0.7")]
-    fusion: String,
-    /// Weight of the dense (cosine) evidence in the final score.
-    #[arg(long, default_value_t = gos_core::rerank::DEFAULT_DENSE_WEIGHT)]
-    dense_weight: f64,
-    /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
-    /// best cosine over them.
-    #[arg(long)]
-    query_chunks: bool,
-    /// Sentence encoder for dense and hybrid arms (default: the workspace's model).
-    #[arg(long, env = "GOS_MODEL_DIR")]
-    model_dir: Option<PathBuf>,
+    #[command(flatten)]
+    dense: encoder_arg::DenseArgs,
     #[command(flatten)]
     cross_encoder: rerank_args::CrossEncoderArgs,
     /// PPR solver of the graph arms: exact (power iteration, the reference) or push.

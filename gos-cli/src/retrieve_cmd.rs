@@ -42,9 +42,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         opts.min_seed_score = floor;
     }
     opts.min_dense_score = args.min_dense_score;
-    opts.seeds.fusion = args.fusion.parse()?;
-    opts.rerank.dense = args.dense_weight;
-    opts.seeds.query_chunks = args.query_chunks;
+    args.dense.apply(&mut opts)?;
     let t_open = Instant::now();
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
@@ -52,7 +50,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let encoder = encoder_arg::load(
         &ws,
         opts.seeds.source.needs_vectors(),
-        args.model_dir.as_deref(),
+        args.dense.model_dir.as_deref(),
         &args.cross_encoder.device,
     )?;
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;

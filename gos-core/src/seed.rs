@@ -9,8 +9,7 @@
 //! runners-up, and keeps the harmonic weights as an option.
 
 use crate::error::{Error, Result};
-use crate::lexical::LexicalIndex;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::str::FromStr;
 
 /// Where the first-stage pool comes from.
@@ -236,18 +235,20 @@ pub struct Seeding {
     pub seeds: Vec<Seed>,
 }
 
-/// Run BM25 for the analyzed query `terms` and draw the seeds.
-///
-/// # Errors
-/// Index errors from [`LexicalIndex::search`].
-pub fn lexical_seeds(
-    index: &LexicalIndex,
-    terms: &BTreeMap<String, u32>,
-    params: &SeedParams,
-) -> Result<Seeding> {
-    let pool = index.search(terms, params.pool_k.max(params.seed_k))?;
-    let seeds = seeds_from_pool(&pool, params);
-    Ok(Seeding { pool, seeds })
+/// The first-stage pool of `params.source` from the BM25 list `lexical` and the dense list
+/// `dense` (each by descending score; the one the source does not use may be empty), fused for
+/// [`SeedSource::Hybrid`] by `params.fusion`, and the seeds drawn from it.
+pub fn seeding(params: &SeedParams, lexical: &[(usize, f32)], dense: &[(usize, f32)]) -> Seeding {
+    let pool = match (params.source, params.fusion) {
+        (SeedSource::Lexical, _) => lexical.to_vec(),
+        (SeedSource::Dense, _) => dense.to_vec(),
+        (SeedSource::Hybrid, Fusion::Rrf { k }) => reciprocal_rank_fusion(&[lexical, dense], k),
+        (SeedSource::Hybrid, Fusion::Weighted { lexical: w }) => weighted_fusion(lexical, dense, w),
+    };
+    Seeding {
+        seeds: seeds_from_pool(&pool, params),
+        pool,
+    }
 }
 
 /// Draw weighted seeds from a ranked pool.

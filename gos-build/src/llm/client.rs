@@ -225,18 +225,7 @@ impl ChatClient {
         }
         let resp = match req.send() {
             Ok(r) => r,
-            Err(e) if e.is_timeout() => {
-                return Attempt::Retry(ClientError::Timeout { attempts }, None);
-            }
-            Err(e) => {
-                return Attempt::Retry(
-                    ClientError::Unreachable {
-                        attempts,
-                        reason: e.to_string(),
-                    },
-                    None,
-                );
-            }
+            Err(e) => return transport_failure(&e, attempts),
         };
         let status = resp.status().as_u16();
         let retry_after = resp
@@ -247,18 +236,7 @@ impl ChatClient {
             .map(Duration::from_secs);
         let text = match resp.text() {
             Ok(t) => t,
-            Err(e) if e.is_timeout() => {
-                return Attempt::Retry(ClientError::Timeout { attempts }, None);
-            }
-            Err(e) => {
-                return Attempt::Retry(
-                    ClientError::Unreachable {
-                        attempts,
-                        reason: e.to_string(),
-                    },
-                    None,
-                );
-            }
+            Err(e) => return transport_failure(&e, attempts),
         };
         if !(200..300).contains(&status) {
             let err = ClientError::Status {
@@ -299,6 +277,20 @@ pub fn parse_completion(text: &str) -> Result<(String, Usage), String> {
         .and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok())
         .unwrap_or_default();
     Ok((content.to_string(), usage))
+}
+
+/// A failure before a complete HTTP response (sending, or reading the body): a timeout or an
+/// unreachable endpoint, both retried.
+fn transport_failure(e: &reqwest::Error, attempts: u32) -> Attempt {
+    let error = if e.is_timeout() {
+        ClientError::Timeout { attempts }
+    } else {
+        ClientError::Unreachable {
+            attempts,
+            reason: e.to_string(),
+        }
+    };
+    Attempt::Retry(error, None)
 }
 
 #[cfg(test)]

@@ -288,6 +288,17 @@ pub struct PprResult {
     pub residual: f64,
 }
 
+impl PprResult {
+    /// The result of an all-zero personalization vector over `n` nodes: all-zero scores.
+    pub(crate) fn zeros(n: usize) -> Self {
+        PprResult {
+            scores: vec![0.0; n],
+            iterations: 0,
+            residual: 0.0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,11 +27,7 @@ pub fn personalized_pagerank(
     let n = m.node_count();
     assert_eq!(personalization.len(), n, "personalization length");
     let Some(p) = normalized(personalization) else {
-        return PprResult {
-            scores: vec![0.0; n],
-            iterations: 0,
-            residual: 0.0,
-        };
+        return PprResult::zeros(n);
     };
     let a = params.restart_prob;
     let mut s = p.clone();

@@ -1,5 +1,9 @@
 //! The online pipeline: seeds -> diffusion -> rerank -> hydration.
 
+mod mode;
+
+pub use mode::RetrievalMode;
+
 use crate::cross_encoder::{CrossEncoder, StageParams};
 use crate::dense::SentenceEncoder;
 use crate::error::{Error, Result};
@@ -8,69 +12,12 @@ use crate::hydrate::{Budgets, Bundle, HydrationInput, hydrate, no_hit};
 use crate::lexical::LexicalIndex;
 use crate::ppr::{PprMethod, PprParams, TransitionMatrix, personalized_pagerank, push_pagerank};
 use crate::rerank::{Evidence, RerankWeights, combine, name_coverage};
-use crate::seed::{
-    Fusion, Seed, SeedParams, SeedSource, reciprocal_rank_fusion, seeds_from_pool, weighted_fusion,
-};
+use crate::seed::{Seed, SeedParams, SeedSource, seeding};
 use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::str::FromStr;
 use std::time::Instant;
-
-/// Graph operation applied to the seeds (the ablation arms of [P] Table 2, reference notes §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum RetrievalMode {
-    /// Reverse-aware PPR: prerequisites of seeded skills receive mass (the GoS default).
-    #[default]
-    Reverse,
-    /// PPR with every reverse factor zero: mass only flows producer -> consumer.
-    Forward,
-    /// Seeds plus the direct dependency predecessors of each seed, no diffusion.
-    OneHop,
-    /// Seeds and the lexical pool only, no graph.
-    NoGraph,
-}
-
-impl RetrievalMode {
-    /// All modes, the default first.
-    pub const ALL: [RetrievalMode; 4] = [
-        RetrievalMode::Reverse,
-        RetrievalMode::Forward,
-        RetrievalMode::OneHop,
-        RetrievalMode::NoGraph,
-    ];
-
-    /// Command-line name (`reverse`, `forward`, `one-hop`, `no-graph`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RetrievalMode::Reverse => "reverse",
-            RetrievalMode::Forward => "forward",
-            RetrievalMode::OneHop => "one-hop",
-            RetrievalMode::NoGraph => "no-graph",
-        }
-    }
-}
-
-impl FromStr for RetrievalMode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        RetrievalMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| Error::InvalidOption {
-                name: "mode",
-                reason: format!("`{s}` is not one of reverse, forward, one-hop, no-graph"),
-            })
-    }
-}
-
-impl std::fmt::Display for RetrievalMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Everything that shapes one retrieval.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -309,12 +256,16 @@ impl<'w> Retriever<'w> {
                 });
             };
             let t = Instant::now();
+            let embedded;
             let q = match query_vectors {
-                Some(v) => v.to_vec(),
-                None => self.embed_query(query, opts.seeds.query_chunks)?,
+                Some(v) => v,
+                None => {
+                    embedded = self.embed_query(query, opts.seeds.query_chunks)?;
+                    &embedded
+                }
             };
             let t_encode = ms(t);
-            (set.search_many(&q, pool_k), t_encode)
+            (set.search_many(q, pool_k), t_encode)
         } else {
             (Vec::new(), 0.0)
         };
@@ -323,20 +274,7 @@ impl<'w> Retriever<'w> {
         } else {
             self.ws.lexical.search(&terms, pool_k)?
         };
-        let pool = match (source, opts.seeds.fusion) {
-            (SeedSource::Lexical, _) => lexical.clone(),
-            (SeedSource::Dense, _) => dense.clone(),
-            (SeedSource::Hybrid, Fusion::Rrf { k }) => {
-                reciprocal_rank_fusion(&[&lexical, &dense], k)
-            }
-            (SeedSource::Hybrid, Fusion::Weighted { lexical: w }) => {
-                weighted_fusion(&lexical, &dense, w)
-            }
-        };
-        let seeding = crate::seed::Seeding {
-            seeds: seeds_from_pool(&pool, &opts.seeds),
-            pool,
-        };
+        let seeding = seeding(&opts.seeds, &lexical, &dense);
         let t_seed = ms(start) - t_encode;
 
         let t = Instant::now();
