@@ -85,6 +85,7 @@ fn bench_encoder(c: &mut Criterion) {
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library");
     build_workspace(
         &BuildOptions {
+            force: false,
             library: lib,
             workspace: ws.clone(),
             relate: Default::default(),
@@ -127,6 +128,7 @@ fn bench_retrieve(c: &mut Criterion) {
             let ws = tmp.path().join("ws");
             build_workspace(
                 &BuildOptions {
+                    force: false,
                     library: Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library"),
                     workspace: ws.clone(),
                     relate: Default::default(),

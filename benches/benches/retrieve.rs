@@ -22,6 +22,7 @@ fn bench_retrieve(c: &mut Criterion) {
     let library = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library");
     build_workspace(
         &BuildOptions {
+            force: false,
             library,
             workspace: ws_dir.clone(),
             relate: Default::default(),

@@ -44,6 +44,7 @@ fn prepared(n: usize) -> PathBuf {
     if !dir.join("ws").exists() {
         build_workspace(
             &BuildOptions {
+                force: false,
                 library: dir.join("library"),
                 workspace: dir.join("ws"),
                 relate: RelateOptions::default(),

@@ -10,7 +10,9 @@ use crate::report::{BuildReport, DegreeStats, Recovered, Skipped};
 use gos_core::SkillGraph;
 use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
-use gos_core::workspace::{FORMAT_VERSION, WorkspaceInfo, commit_dir, staging_dir};
+use gos_core::workspace::{
+    BuildTarget, FORMAT_VERSION, WorkspaceInfo, check_build_target, commit_dir, staging_dir,
+};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,6 +31,9 @@ pub struct BuildOptions {
     pub relate: RelateOptions,
     /// Dense embeddings; `None` builds a lexical-only workspace.
     pub embed: Option<EmbedOptions>,
+    /// Replace a non-empty workspace even when this build found no usable package or skipped
+    /// more than half of those it found (see [`BuildError::WouldEmpty`]).
+    pub force: bool,
 }
 
 /// Errors that abort a build (a broken package never does: it is skipped and reported).
@@ -41,6 +46,25 @@ pub enum BuildError {
         path: PathBuf,
         /// What is wrong.
         reason: String,
+    },
+    /// The library yielded no usable package, or skipped more than half of what it found, and
+    /// the target holds a non-empty workspace: replacing it would lose that workspace for a
+    /// likely mistake (wrong folder, unreadable files). [`BuildOptions::force`] overrides.
+    #[error(
+        "{path} holds a workspace of {previous} skills, and this build found {usable} usable packages of {discovered} ({skipped} skipped); \
+         keeping the workspace as it is (check the library path, or pass --force to replace it)"
+    )]
+    WouldEmpty {
+        /// Workspace directory.
+        path: PathBuf,
+        /// Skills in the existing workspace.
+        previous: usize,
+        /// Packages this build could use.
+        usable: usize,
+        /// Packages this build found.
+        discovered: usize,
+        /// Packages this build skipped.
+        skipped: usize,
     },
     /// Writing the workspace failed.
     #[error(transparent)]
@@ -122,6 +146,9 @@ pub fn build_workspace_with(
             reason: "not a directory".into(),
         });
     }
+    // Refuse a target gos does not own before any work: nothing outside a workspace gos wrote
+    // is ever replaced or removed.
+    let target = check_build_target(&opts.workspace, &root)?;
     // Load the encoder first: a bad model directory fails before any other work.
     let embedder = opts.embed.as_ref().map(Embedder::load).transpose()?;
     let mut report = BuildReport {
@@ -186,6 +213,19 @@ pub fn build_workspace_with(
     }
     normalized.sort_by(|a, b| a.node.id.cmp(&b.node.id));
     end_stage("parse", &mut report);
+    if let BuildTarget::Workspace { skills: previous } = target {
+        let skipped = report.skipped.len();
+        let mostly_skipped = normalized.is_empty() || 2 * skipped > report.discovered;
+        if previous > 0 && mostly_skipped && !opts.force {
+            return Err(BuildError::WouldEmpty {
+                path: opts.workspace.clone(),
+                previous,
+                usable: normalized.len(),
+                discovered: report.discovered,
+                skipped,
+            });
+        }
+    }
 
     progress.stage("relate", None);
     let mut nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();

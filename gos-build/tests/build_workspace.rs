@@ -13,6 +13,7 @@ fn repo() -> PathBuf {
 
 fn build(library: &Path, workspace: &Path) -> gos_build::BuildReport {
     let opts = BuildOptions {
+        force: false,
         library: library.to_path_buf(),
         workspace: workspace.to_path_buf(),
         relate: RelateOptions::default(),
@@ -149,6 +150,7 @@ fn a_failed_build_leaves_the_previous_workspace_whole() {
     build(&repo().join("fixtures/library"), &ws);
     let before = std::fs::read(ws.join("manifest.json")).unwrap();
     let opts = BuildOptions {
+        force: false,
         library: tmp.path().join("does-not-exist"),
         workspace: ws.clone(),
         relate: RelateOptions::default(),

@@ -50,6 +50,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 fn build(library: &Path, ws: &Path, model: &Path, view: TextView) -> gos_build::BuildReport {
     let opts = BuildOptions {
+        force: false,
         library: library.to_path_buf(),
         workspace: ws.to_path_buf(),
         relate: Default::default(),
@@ -169,6 +170,7 @@ fn dense_and_hybrid_seeds_find_a_paraphrase_that_bm25_misses() {
     let plain = tmp.path().join("plain");
     build_workspace(
         &BuildOptions {
+            force: false,
             library: repo().join("fixtures/library"),
             workspace: plain.clone(),
             relate: Default::default(),

@@ -53,6 +53,7 @@ fn opts(base_url: Option<String>) -> LlmOptions {
 
 fn build(library: &Path, ws: &Path, llm: Option<&LlmOptions>) -> BuildReport {
     let b = BuildOptions {
+        force: false,
         library: library.to_path_buf(),
         workspace: ws.to_path_buf(),
         relate: RelateOptions::default(),

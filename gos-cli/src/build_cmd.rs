@@ -30,6 +30,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
         _ => None,
     };
     let opts = BuildOptions {
+        force: args.force,
         library: args.library.clone(),
         workspace: args.workspace.clone(),
         relate: RelateOptions {

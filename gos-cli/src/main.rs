@@ -72,7 +72,9 @@ struct SynthArgs {
 struct BuildArgs {
     /// Library root: a folder whose subfolders hold SKILL.md packages.
     library: PathBuf,
-    /// Workspace directory to create or replace (replaced atomically at the end).
+    /// Workspace directory to create or replace (replaced atomically at the end). It must be a new
+    /// path, an empty directory or a workspace gos built, outside the library; anything else is
+    /// refused and left untouched.
     #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
     workspace: PathBuf,
     /// Least I/O overlap score (zeta) for a dependency edge, in (0, 1].
@@ -89,6 +91,10 @@ struct BuildArgs {
     /// Build without vectors even when GOS_MODEL_DIR is set.
     #[arg(long)]
     no_embed: bool,
+    /// Replace a non-empty workspace even when this build finds no usable package or skips more
+    /// than half of them (refused without it, as a likely wrong library path).
+    #[arg(long)]
+    force: bool,
     /// Text of each skill that is embedded: description, card, body or sectioned.
     #[arg(long, default_value = "card")]
     view: String,

@@ -68,6 +68,16 @@ pub enum Error {
         /// What went wrong (missing file, unsupported architecture, tensor error).
         reason: String,
     },
+    /// A build was asked to write where gos must not: a file, a symbolic link, a folder that is
+    /// not a gos workspace, or a path that is, contains or lies inside the library. Nothing was
+    /// written or removed.
+    #[error("{path}: refusing to write a workspace here: {reason}")]
+    UnsafeTarget {
+        /// The workspace path given.
+        path: PathBuf,
+        /// Why it is refused, and what to do instead.
+        reason: String,
+    },
     /// An option has a value outside its documented range.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {

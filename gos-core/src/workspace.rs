@@ -165,9 +165,138 @@ impl Workspace {
     }
 }
 
-/// A temporary directory next to `target` (same file system, so [`commit_dir`] can rename it).
-/// Staging directories left by killed builds of the same target are removed first (one build
-/// per workspace at a time is assumed).
+/// Name of the marker file every staging directory holds, so that only directories a gos build
+/// created are ever cleaned up.
+const STAGING_MARKER: &str = ".gos-staging";
+
+/// What a build target holds before a build replaces it (see [`check_build_target`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildTarget {
+    /// Nothing exists at the path; the build creates it.
+    Absent,
+    /// An empty directory; the build replaces it.
+    Empty,
+    /// A workspace written by gos (its `workspace.json` says `"format": "gos-workspace"`), of
+    /// any format version, holding `skills` skills.
+    Workspace {
+        /// Skill count recorded in its `workspace.json` (0 when unreadable).
+        skills: usize,
+    },
+}
+
+/// Decide whether a build may write its workspace at `target` for the library at `library`.
+///
+/// gos writes only where it owns the place: a path that does not exist yet, an empty directory,
+/// or a workspace gos wrote before. Everything else is refused before any work starts, so a
+/// mistyped `-w` can never remove or move a user's files.
+///
+/// # Errors
+/// [`Error::UnsafeTarget`] when `target` is a symbolic link, a file, a non-empty directory
+/// without a gos `workspace.json`, or when it is, contains or lies inside `library` (both
+/// compared after resolving symbolic links); I/O errors reading `target`.
+pub fn check_build_target(target: &Path, library: &Path) -> Result<BuildTarget> {
+    let refuse = |reason: String| Error::UnsafeTarget {
+        path: target.to_path_buf(),
+        reason,
+    };
+    let library = library.canonicalize().map_err(|e| Error::io(library, e))?;
+    let resolved = resolve_path(target)?;
+    if resolved == library {
+        return Err(refuse(
+            "it is the library itself; give a separate directory for the workspace".into(),
+        ));
+    }
+    if library.starts_with(&resolved) {
+        return Err(refuse(format!(
+            "it contains the library {}; give a directory outside the library",
+            library.display()
+        )));
+    }
+    if resolved.starts_with(&library) {
+        return Err(refuse(format!(
+            "it lies inside the library {}; give a directory outside the library",
+            library.display()
+        )));
+    }
+    classify_target(target)
+}
+
+/// What `target` holds, refusing anything gos did not create.
+fn classify_target(target: &Path) -> Result<BuildTarget> {
+    let refuse = |reason: &str| Error::UnsafeTarget {
+        path: target.to_path_buf(),
+        reason: reason.into(),
+    };
+    let meta = match std::fs::symlink_metadata(target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BuildTarget::Absent),
+        Err(e) => return Err(Error::io(target, e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(refuse(
+            "it is a symbolic link; give the directory it points to, or a new path",
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(refuse(
+            "it is a file, not a gos workspace; give a new or empty directory",
+        ));
+    }
+    let mut entries = std::fs::read_dir(target).map_err(|e| Error::io(target, e))?;
+    if entries.next().is_none() {
+        return Ok(BuildTarget::Empty);
+    }
+    let info_path = target.join("workspace.json");
+    let info: Option<serde_json::Value> = std::fs::read_to_string(&info_path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
+    match info {
+        Some(v) if v.get("format").and_then(|f| f.as_str()) == Some("gos-workspace") => {
+            let skills = v.get("skills").and_then(|n| n.as_u64()).unwrap_or(0) as usize;
+            Ok(BuildTarget::Workspace { skills })
+        }
+        _ => Err(refuse(
+            "the directory is not empty and is not a gos workspace (no workspace.json written by gos); \
+             gos never replaces a folder it did not create: give a new or empty directory",
+        )),
+    }
+}
+
+/// `path` made absolute with symbolic links resolved: the longest prefix that exists is
+/// canonicalized, and the rest is appended lexically (`.` dropped, `..` popping one component).
+fn resolve_path(path: &Path) -> Result<PathBuf> {
+    use std::path::Component;
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(path, e))?
+            .join(path)
+    };
+    let parts: Vec<Component<'_>> = absolute.components().collect();
+    for split in (1..=parts.len()).rev() {
+        let prefix: PathBuf = parts[..split].iter().collect();
+        let Ok(mut out) = prefix.canonicalize() else {
+            continue;
+        };
+        for part in &parts[split..] {
+            match part {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        return Ok(out);
+    }
+    Ok(absolute)
+}
+
+/// A temporary directory next to `target` (same file system, so [`commit_dir`] can rename it),
+/// marked as gos's own by a `.gos-staging` file. Staging directories left by killed builds of
+/// the same target are removed first, but only those that carry the marker: a folder gos did
+/// not create is never removed.
 ///
 /// # Errors
 /// I/O errors creating the parent or the directory.
@@ -181,42 +310,169 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "workspace".into());
-    // Leftovers of builds that were killed: they are never a workspace, remove them.
+    // Leftovers of builds that were killed: remove those gos marked as its own.
     let prefix = format!(".{name}.building-");
     if let Ok(entries) = std::fs::read_dir(parent) {
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let ours = entry.file_name().to_string_lossy().starts_with(&prefix)
+                && entry.file_type().is_ok_and(|t| t.is_dir())
+                && entry.path().join(STAGING_MARKER).is_file();
+            if ours {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
     }
     let staging = parent.join(format!("{prefix}{}", std::process::id()));
     std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+    let marker = staging.join(STAGING_MARKER);
+    std::fs::write(
+        &marker,
+        b"a gos build writes here; removed when the build ends\n",
+    )
+    .map_err(|e| Error::io(&marker, e))?;
     Ok(staging)
 }
 
-/// Move the finished `staging` directory to `target`, replacing a previous workspace.
+/// Move the finished `staging` directory to `target`, replacing a previous workspace or an
+/// empty directory.
 ///
-/// The old workspace is first renamed aside (`.NAME.old-PID`), the new one renamed into place,
-/// then the old one removed. Each rename is atomic, so at any moment either the old or the new
-/// workspace is complete on disk; if the process dies between the two renames, the previous
-/// workspace is still whole under its `.old` name.
+/// `target` is checked again first (it may have changed during the build): anything but a
+/// missing path, an empty directory or a gos workspace is refused and left alone. The old
+/// workspace is renamed aside (`.NAME.old-PID`), the new one renamed into place, then the old
+/// one removed. Each rename is atomic, so at any moment either the old or the new workspace is
+/// complete on disk; if the process dies between the two renames, the previous workspace is
+/// still whole under its `.old` name.
 ///
 /// # Errors
-/// I/O errors of the renames, naming the path.
+/// [`Error::UnsafeTarget`] as in [`check_build_target`]; I/O errors of the renames, naming the
+/// path.
 pub fn commit_dir(staging: &Path, target: &Path) -> Result<()> {
-    if target.exists() {
-        let parent = target.parent().unwrap_or(Path::new("."));
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-        std::fs::rename(target, &old).map_err(|e| Error::io(target, e))?;
-        std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
-        std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
-    } else {
-        std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
+    let marker = staging.join(STAGING_MARKER);
+    std::fs::remove_file(&marker).map_err(|e| Error::io(&marker, e))?;
+    match classify_target(target)? {
+        BuildTarget::Absent => {
+            std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
+        }
+        BuildTarget::Empty | BuildTarget::Workspace { .. } => {
+            let parent = target.parent().unwrap_or(Path::new("."));
+            let name = target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+            std::fs::rename(target, &old).map_err(|e| Error::io(target, e))?;
+            std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
+            std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace_json(dir: &Path, skills: usize) {
+        std::fs::create_dir_all(dir).unwrap();
+        let text = format!(r#"{{"format":"gos-workspace","format_version":1,"skills":{skills}}}"#);
+        std::fs::write(dir.join("workspace.json"), text).unwrap();
+    }
+
+    #[test]
+    fn targets_gos_did_not_create_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("lib");
+        std::fs::create_dir_all(lib.join("pkg")).unwrap();
+        let user = tmp.path().join("user");
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::write(user.join("notes.txt"), "mine").unwrap();
+        let file = tmp.path().join("file.txt");
+        std::fs::write(&file, "mine").unwrap();
+        let refused = |t: &Path| -> String {
+            match check_build_target(t, &lib) {
+                Err(Error::UnsafeTarget { reason, .. }) => reason,
+                other => panic!("{} accepted: {other:?}", t.display()),
+            }
+        };
+        assert!(refused(&user).contains("not a gos workspace"));
+        assert!(refused(&file).contains("is a file"));
+        assert!(refused(&lib).contains("library itself"));
+        assert!(refused(tmp.path()).contains("contains the library"));
+        assert!(refused(&lib.join("pkg")).contains("inside the library"));
+        assert!(refused(&lib.join("new/ws")).contains("inside the library"));
+        // `..` in a path that does not exist yet still resolves into the library.
+        assert!(refused(&tmp.path().join("nope/../lib/ws")).contains("inside the library"));
+        #[cfg(unix)]
+        {
+            let link = tmp.path().join("link");
+            std::os::unix::fs::symlink(&user, &link).unwrap();
+            assert!(refused(&link).contains("symbolic link"));
+        }
+        assert_eq!(
+            std::fs::read_to_string(user.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    }
+
+    #[test]
+    fn new_empty_and_gos_targets_are_accepted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let new = tmp.path().join("a/b/ws");
+        assert_eq!(check_build_target(&new, &lib).unwrap(), BuildTarget::Absent);
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert_eq!(
+            check_build_target(&empty, &lib).unwrap(),
+            BuildTarget::Empty
+        );
+        let ws = tmp.path().join("ws");
+        workspace_json(&ws, 7);
+        assert_eq!(
+            check_build_target(&ws, &lib).unwrap(),
+            BuildTarget::Workspace { skills: 7 }
+        );
+    }
+
+    #[test]
+    fn only_marked_staging_leftovers_are_cleaned_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("ws");
+        let foreign = tmp.path().join(".ws.building-1");
+        std::fs::create_dir(&foreign).unwrap();
+        std::fs::write(foreign.join("keep.txt"), "mine").unwrap();
+        let stale = tmp.path().join(".ws.building-2");
+        std::fs::create_dir(&stale).unwrap();
+        std::fs::write(stale.join(STAGING_MARKER), "").unwrap();
+        let staging = staging_dir(&target).unwrap();
+        assert!(
+            foreign.join("keep.txt").is_file(),
+            "unmarked folder was removed"
+        );
+        assert!(!stale.exists(), "marked leftover was kept");
+        assert!(staging.join(STAGING_MARKER).is_file());
+        workspace_json(&staging, 1);
+        commit_dir(&staging, &target).unwrap();
+        assert!(target.join("workspace.json").is_file());
+        assert!(!target.join(STAGING_MARKER).exists());
+    }
+
+    #[test]
+    fn commit_refuses_a_target_that_changed_during_the_build() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("ws");
+        let staging = staging_dir(&target).unwrap();
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("report.docx"), "mine").unwrap();
+        assert!(matches!(
+            commit_dir(&staging, &target),
+            Err(Error::UnsafeTarget { .. })
+        ));
+        assert_eq!(
+            std::fs::read_to_string(target.join("report.docx")).unwrap(),
+            "mine"
+        );
+    }
 }
