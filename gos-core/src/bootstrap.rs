@@ -17,45 +17,7 @@ pub const DEFAULT_RESAMPLES: usize = 5_000;
 /// Seed used unless another is asked for; the paper gives none, so we fix and record one.
 pub const DEFAULT_SEED: u64 = 0;
 
-/// The SplitMix64 generator (Steele, Lea and Flood, "Fast splittable pseudorandom number
-/// generators", 2014): a 64-bit counter stepped by the golden-ratio increment, passed through
-/// a bijective mixing function. Small, fast and good enough for resampling indices; not for
-/// cryptography.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator whose first output is determined by `seed` alone.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..n` (`n > 0`), without modulo bias: draws in the incomplete top
-    /// block of `u64` values are rejected and redrawn.
-    pub fn below(&mut self, n: usize) -> usize {
-        assert!(n > 0, "below(0) has no value");
-        let n = n as u64;
-        // Largest multiple of n that fits, as an exclusive bound: 2^64 - (2^64 mod n).
-        let zone = u64::MAX - (u64::MAX % n + 1) % n;
-        loop {
-            let x = self.next_u64();
-            if x <= zone {
-                return (x % n) as usize;
-            }
-        }
-    }
-}
+pub use crate::rng::SplitMix64;
 
 /// A bootstrap interval of a mean difference.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -29,6 +29,7 @@ mod model_dir;
 pub mod ppr;
 pub mod rerank;
 pub mod retrieve;
+pub mod rng;
 pub mod seed;
 pub mod skill;
 pub mod text;

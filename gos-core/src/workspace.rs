@@ -144,6 +144,31 @@ impl Workspace {
         })
     }
 
+    /// `workspace.json`: format version, builder version, library root, dense info.
+    pub fn info(&self) -> &WorkspaceInfo {
+        &self.info
+    }
+
+    /// The manifest; node `i` of the graph is `manifest().nodes[i]`.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The typed skill graph.
+    pub fn graph(&self) -> &SkillGraph {
+        &self.graph
+    }
+
+    /// The BM25 index.
+    pub fn lexical(&self) -> &LexicalIndex {
+        &self.lexical
+    }
+
+    /// Skill embeddings, when the workspace was built with a sentence encoder.
+    pub fn dense(&self) -> Option<&DenseSet> {
+        self.dense.as_ref()
+    }
+
     /// Directory of the workspace.
     pub fn dir(&self) -> &Path {
         &self.dir
