@@ -14,15 +14,10 @@ const INCOMPLETE: u8 = 3;
 
 pub fn run(args: BuildArgs) -> Result<ExitCode> {
     let llm = crate::llm_args::build_options(&args.llm, &args.llm_build)?;
-    anyhow::ensure!(
-        args.dependency_threshold > 0.0 && args.dependency_threshold <= 1.0,
-        "--dependency-threshold must be in (0, 1], got {}",
-        args.dependency_threshold
-    );
     let embed = match (&args.model_dir, args.no_embed) {
         (Some(dir), false) => Some(EmbedOptions {
             device: args.device.clone(),
-            view: args.view.parse()?,
+            view: args.view,
             batch_size: args.embed_batch,
             hnsw_threshold: args.hnsw_threshold,
             ..EmbedOptions::new(dir.clone())

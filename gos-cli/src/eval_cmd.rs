@@ -9,10 +9,11 @@ use crate::EvalArgs;
 use crate::eval_report::{ArmTask, EvalReport, OracleRef, TaskRecord};
 use anyhow::{Context, Result, bail, ensure};
 use gos_core::bootstrap::{Interval, paired_interval};
-use gos_core::cross_encoder::{CrossEncoder, StageParams};
+use gos_core::cross_encoder::CrossEncoder;
 use gos_core::dense::SentenceEncoder;
 use gos_core::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
 use gos_core::ppr::PprParams;
+use gos_core::rerank::StageParams;
 use gos_core::retrieve::rank_of;
 use gos_core::seed::{SeedParams, SeedSource};
 use gos_core::{EdgeType, RetrievalMode, RetrieveOptions, Retriever, Workspace};
@@ -379,7 +380,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
     };
     let mut base = RetrieveOptions {
         ppr: PprParams {
-            method: args.ppr.parse()?,
+            method: args.ppr,
             ..PprParams::default()
         },
         ..RetrieveOptions::default()

@@ -1,40 +1,14 @@
-//! Options of the cross-encoder rerank stage, shared by `gos retrieve` and `gos eval`.
+//! Cross-encoder options of `gos retrieve` and `gos eval` mapped to the library's reranker.
 
+pub use crate::args::CrossEncoderArgs;
 use anyhow::{Context, Result};
-use gos_core::cross_encoder::{CrossEncoder, StageParams, stage};
+use gos_core::cross_encoder::CrossEncoder;
+use gos_core::rerank::StageParams;
 use std::path::PathBuf;
 
-/// Cross-encoder options (docs/cross-encoder.md).
-#[derive(Debug, Clone, clap::Args)]
-pub struct CrossEncoderArgs {
-    /// Cross-encoder model directory in Hugging Face layout (config.json, tokenizer.json,
-    /// model.safetensors): a BERT (ms-marco MiniLM) or XLM-RoBERTa (bge-reranker) sequence
-    /// classifier.
-    #[arg(long, env = "GOS_RERANKER_DIR")]
-    pub reranker_dir: Option<PathBuf>,
-    /// Candidates scored by the cross-encoder (the top R after field-evidence reranking).
-    #[arg(long, default_value_t = stage::DEFAULT_TOP)]
-    pub rerank_top: usize,
-    /// Characters of each candidate's text (name, description, body) given to the
-    /// cross-encoder.
-    #[arg(long, default_value_t = stage::DEFAULT_MAX_CHARS)]
-    pub rerank_max_chars: usize,
-    /// Weight of the cross-encoder probability in the final score, in [0, 1]; the rest is the
-    /// normalized graph and field-evidence score (1 = cross-encoder alone).
-    #[arg(long, default_value_t = stage::DEFAULT_WEIGHT)]
-    pub ce_weight: f64,
-    /// Share of the bundle's positions kept for graph-added prerequisites that were in the
-    /// bundle before the cross-encoder, in [0, 1].
-    #[arg(long, default_value_t = stage::DEFAULT_RESERVED_SHARE)]
-    pub ce_reserved_share: f64,
-    /// Device of the neural models (query encoder and cross-encoder): cpu, cuda or cuda:N
-    /// (cuda needs a build with `--features cuda`).
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
-}
-
 impl CrossEncoderArgs {
-    /// Stage parameters from the flags, checked.
+    /// Stage parameters from the flags (their ranges are checked by the flags' parsers and
+    /// again here).
     pub fn params(&self) -> Result<StageParams> {
         let p = StageParams {
             top: self.rerank_top,

@@ -1,15 +1,41 @@
-//! `gos retrieve`.
+//! `gos retrieve`: the flags mapped to [`RetrieveOptions`], the seed-source policy of
+//! [`Retriever::from_workspace`], and the bundle printed as text or JSON.
 
 use crate::RetrieveArgs;
-use crate::encoder_arg;
 use anyhow::{Context, Result};
+use gos_core::device::parse_device;
 use gos_core::hydrate::Budgets;
 use gos_core::ppr::PprParams;
-use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
+use gos_core::rerank::RerankerKind;
+use gos_core::{RetrieveOptions, Retriever, Workspace};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
 
+/// The retrieval options the flags ask for.
+fn options(args: &RetrieveArgs) -> Result<RetrieveOptions> {
+    let mut opts = RetrieveOptions {
+        mode: args.mode,
+        ppr: PprParams {
+            method: args.ppr,
+            ..PprParams::default()
+        },
+        budgets: Budgets {
+            top_n: args.top_n,
+            max_chars_per_skill: args.max_chars_per_skill,
+            max_context_chars: args.max_context_chars,
+            ..Budgets::default()
+        },
+        min_seed_score: args.min_score,
+        min_dense_score: args.min_dense_score,
+        ..RetrieveOptions::default()
+    };
+    opts.seeds.source = args.seeds;
+    args.dense.apply(&mut opts)?;
+    Ok(opts)
+}
+
+/// Run `gos retrieve`.
 pub fn run(args: RetrieveArgs) -> Result<()> {
     let start = Instant::now();
     let query = if args.query == "-" {
@@ -22,37 +48,20 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         args.query.clone()
     };
     anyhow::ensure!(!query.trim().is_empty(), "the query is empty");
-    let mode: RetrievalMode = args.mode.parse()?;
-    anyhow::ensure!(args.top_n > 0, "--top-n must be at least 1");
-    let mut opts = RetrieveOptions {
-        mode,
-        ppr: PprParams {
-            method: args.ppr.parse()?,
-            ..PprParams::default()
-        },
-        budgets: Budgets {
-            top_n: args.top_n,
-            max_chars_per_skill: args.max_chars_per_skill,
-            max_context_chars: args.max_context_chars,
-            ..Budgets::default()
-        },
-        ..RetrieveOptions::default()
-    };
-    if let Some(floor) = args.min_score {
-        opts.min_seed_score = floor;
-    }
-    opts.min_dense_score = args.min_dense_score;
-    args.dense.apply(&mut opts)?;
+    let opts = options(&args)?;
     let t_open = Instant::now();
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
-    opts.seeds.source = encoder_arg::seed_source(args.seeds.as_deref(), &ws)?;
-    let encoder = encoder_arg::load(
-        &ws,
-        opts.seeds.source.needs_vectors(),
-        args.dense.model_dir.as_deref(),
-        &args.cross_encoder.device,
-    )?;
+    // The library's seed policy: explicit lexical seeds need no encoder; otherwise the
+    // retriever loads the workspace's encoder when it has vectors.
+    let mut retriever = if args.seeds == gos_core::seed::SeedSource::Lexical {
+        Retriever::new(&ws)
+    } else {
+        let device = parse_device(&args.cross_encoder.device)?;
+        Retriever::from_workspace(&ws, args.dense.model_dir.as_deref(), &device).with_context(
+            || "loading the query encoder (set --model-dir or GOS_MODEL_DIR, or use --seeds lexical)",
+        )?
+    };
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
     let rewrite = if args.rewrite {
         let service = crate::llm_args::rewrite_service(&args.llm, &args.workspace)?;
@@ -66,19 +75,11 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     };
     let text = rewrite.as_ref().map_or(query.as_str(), |r| r.text.as_str());
     let t_load = Instant::now();
-    let cross_encoder = if args.rerank == "cross-encoder" {
-        Some(args.cross_encoder.load("--rerank cross-encoder")?)
-    } else {
-        None
-    };
+    if args.rerank == RerankerKind::CrossEncoder {
+        let (ce, params) = args.cross_encoder.load("--rerank cross-encoder")?;
+        retriever = retriever.with_owned_cross_encoder(ce, params);
+    }
     let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
-    let mut retriever = Retriever::new(&ws);
-    if let Some(e) = &encoder {
-        retriever = retriever.with_encoder(e)?;
-    }
-    if let Some((ce, params)) = &cross_encoder {
-        retriever = retriever.with_cross_encoder(ce, *params);
-    }
     let r = retriever.retrieve(text, &opts)?;
     if !args.json {
         print!("{}", r.bundle.rendered_context);
@@ -103,14 +104,14 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let out = json!({
         "status": r.bundle.status.as_str(),
         "query": query,
-        "mode": mode.as_str(),
+        "mode": opts.mode.as_str(),
         "seed_source": r.source.as_str(),
-        "rerank": args.rerank,
+        "rerank": args.rerank.as_str(),
         "skills": skills,
         "rendered_context": r.bundle.rendered_context,
         "context_chars": r.bundle.rendered_context.chars().count(),
         "seeds": r.seeds.iter().map(|s| json!({
-            "id": ws.manifest.nodes[s.node].id,
+            "id": ws.manifest().nodes[s.node].id,
             "rank": s.rank,
             "score": s.score,
             "weight": s.weight,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 pub fn run(args: StatsArgs) -> Result<()> {
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
-    let g = &ws.graph;
+    let g = ws.graph();
     let mut by_type: BTreeMap<&str, usize> =
         EdgeType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
     let mut by_prov: BTreeMap<&str, usize> = BTreeMap::new();
@@ -37,7 +37,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
     }
     let stats = json!({
         "workspace": args.workspace.display().to_string(),
-        "library_root": ws.info.library_root,
+        "library_root": ws.info().library_root,
         "nodes": g.node_count(),
         "edges": g.edge_count(),
         "edges_by_type": by_type,
@@ -50,7 +50,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         return Ok(());
     }
     println!("workspace   {}", args.workspace.display());
-    println!("library     {}", ws.info.library_root);
+    println!("library     {}", ws.info().library_root);
     println!("nodes       {}", g.node_count());
     println!("edges       {}", g.edge_count());
     for (t, c) in &by_type {

@@ -5,7 +5,8 @@
 use gos_core::cross_encoder::random::{
     RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
 };
-use gos_core::cross_encoder::{Architecture, CrossEncoder, StageParams};
+use gos_core::cross_encoder::{Architecture, CrossEncoder};
+use gos_core::rerank::StageParams;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! the request is refused with a message that says how to get it, never silently run on the CPU.
 
 use crate::error::{Error, Result};
-use candle_core::Device;
+pub use candle_core::Device;
 
 /// Parse a device name: `cpu`, `cuda` (same as `cuda:0`) or `cuda:N` with N the CUDA ordinal.
 ///

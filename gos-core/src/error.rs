@@ -81,7 +81,8 @@ pub enum Error {
     /// An option has a value outside its documented range.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {
-        /// Option name.
+        /// The library option, as `Type::field` (e.g. `StageParams::weight`) or the parameter
+        /// name; front ends map it to their own flag names.
         name: &'static str,
         /// Why the value is rejected.
         reason: String,

@@ -28,12 +28,19 @@ pub struct Budgets {
     pub min_content_chars: usize,
 }
 
+/// Default [`Budgets::top_n`] ([C] `RETRIEVAL_TOP_N`).
+pub const DEFAULT_TOP_N: usize = 8;
+/// Default [`Budgets::max_chars_per_skill`] ([C] `MAX_SKILL_CHARS`).
+pub const DEFAULT_MAX_CHARS_PER_SKILL: usize = 2_400;
+/// Default [`Budgets::max_context_chars`] ([C] `MAX_CONTEXT_CHARS`).
+pub const DEFAULT_MAX_CONTEXT_CHARS: usize = 12_000;
+
 impl Default for Budgets {
     fn default() -> Self {
         Budgets {
-            top_n: 8,
-            max_chars_per_skill: 2_400,
-            max_context_chars: 12_000,
+            top_n: DEFAULT_TOP_N,
+            max_chars_per_skill: DEFAULT_MAX_CHARS_PER_SKILL,
+            max_context_chars: DEFAULT_MAX_CONTEXT_CHARS,
             min_content_chars: 200,
         }
     }
@@ -137,10 +144,13 @@ fn preamble(query: &str, status: RetrievalStatus) -> String {
     )
 }
 
-/// Render `ranked` (already in final order, already filtered by relevance) for `query`.
+/// Render `ranked` (already in final order, already filtered by relevance) for `query` as a
+/// SKILL_HIT bundle.
 ///
-/// Returns NO_SKILL_HIT with only the preamble when `ranked` is empty or nothing fits.
-pub fn hydrate(query: &str, ranked: &[HydrationInput], budgets: &Budgets) -> Bundle {
+/// `None` when `ranked` is empty or no skill fits the budgets with
+/// [`Budgets::min_content_chars`] of content (the caller then returns [`no_hit`], see
+/// [`crate::relevance::NoHitReason::NothingFits`]).
+pub fn hydrate(query: &str, ranked: &[HydrationInput], budgets: &Budgets) -> Option<Bundle> {
     let mut context = preamble(query, RetrievalStatus::SkillHit);
     let mut used = context.chars().count();
     let mut skills = Vec::new();
@@ -180,14 +190,14 @@ pub fn hydrate(query: &str, ranked: &[HydrationInput], budgets: &Budgets) -> Bun
         });
     }
     if skills.is_empty() {
-        return no_hit(query);
+        return None;
     }
     debug_assert!(context.chars().count() <= budgets.max_context_chars);
-    Bundle {
+    Some(Bundle {
         status: RetrievalStatus::SkillHit,
         skills,
         rendered_context: context,
-    }
+    })
 }
 
 /// The empty NO_SKILL_HIT bundle for `query`.
@@ -231,7 +241,7 @@ mod tests {
                 min_content_chars: 100,
             };
             let ranked: Vec<_> = (0..12).map(|i| item(i, 3000)).collect();
-            let b = hydrate("make a chart", &ranked, &budgets);
+            let b = hydrate("make a chart", &ranked, &budgets).expect("skills fit");
             assert!(b.rendered_context.chars().count() <= total, "{per} {total}");
             assert!(b.skills.len() <= n);
             for s in &b.skills {
@@ -248,7 +258,7 @@ mod tests {
     #[test]
     fn short_skills_are_not_clipped_and_tiny_budgets_give_no_hit() {
         let ranked = vec![item(0, 300), item(1, 300)];
-        let b = hydrate("q", &ranked, &Budgets::default());
+        let b = hydrate("q", &ranked, &Budgets::default()).expect("skills fit");
         assert_eq!(b.status, RetrievalStatus::SkillHit);
         assert_eq!(b.skills.len(), 2);
         assert!(b.skills.iter().all(|s| !s.clipped));
@@ -256,8 +266,7 @@ mod tests {
             max_context_chars: 250,
             ..Budgets::default()
         };
-        let b = hydrate("q", &ranked, &tiny);
-        assert_eq!(b.status, RetrievalStatus::NoSkillHit);
-        assert!(b.skills.is_empty());
+        assert_eq!(hydrate("q", &ranked, &tiny), None);
+        assert_eq!(no_hit("q").status, RetrievalStatus::NoSkillHit);
     }
 }

@@ -164,6 +164,16 @@ impl Workspace {
         &self.lexical
     }
 
+    /// Transition matrix with the default reverse weights (reverse-aware diffusion).
+    pub fn reverse_matrix(&self) -> &TransitionMatrix {
+        &self.reverse_matrix
+    }
+
+    /// Transition matrix with every reverse weight zero (forward-only diffusion).
+    pub fn forward_matrix(&self) -> &TransitionMatrix {
+        &self.forward_matrix
+    }
+
     /// Skill embeddings, when the workspace was built with a sentence encoder.
     pub fn dense(&self) -> Option<&DenseSet> {
         self.dense.as_ref()

@@ -4,7 +4,7 @@
 //! A cross-encoder is the strongest known reranker for the top of a candidate list (SkillFlow
 //! and SkillRouter gain most of their top-1 accuracy there, reference notes), and the most
 //! expensive: one transformer pass per candidate. gos runs it over the top R candidates after
-//! diffusion and field-evidence reranking ([`stage`]).
+//! diffusion and field-evidence reranking ([`crate::rerank::CrossEncoderReranker`]).
 //!
 //! Models are read from a directory in Hugging Face layout (`config.json`, `tokenizer.json`,
 //! `model.safetensors`; `tokenizer_config.json` optional). Two architectures are detected from
@@ -23,11 +23,9 @@
 mod bert;
 mod pair;
 pub mod random;
-pub mod stage;
 mod xlm_roberta;
 
 pub use pair::truncate_chars;
-pub use stage::StageParams;
 
 use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};

@@ -185,6 +185,7 @@ pub const BODY_VIEW_CHARS: usize = 2_000;
 /// SkillFlow found the description alone beat full content for its encoder; SkillRouter found the
 /// body essential. gos measures both on the DEV set (docs/evaluation.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum TextView {
     /// Name and description only.
@@ -270,7 +271,7 @@ impl FromStr for TextView {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| Error::InvalidOption {
-                name: "view",
+                name: "TextView",
                 reason: format!("`{s}` is not one of description, card, body, sectioned"),
             })
     }

@@ -104,6 +104,7 @@ pub struct PprParams {
 
 /// Which solver computes a diffusion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum PprMethod {
     /// Power iteration to `tolerance` ([`personalized_pagerank`]).
     Exact,

@@ -1,30 +1,55 @@
-//! The online pipeline: seeds -> diffusion -> rerank -> hydration.
+//! The online pipeline: seed -> diffuse -> rerank -> decide -> hydrate.
+//!
+//! [`Retriever::retrieve`] is the whole pipeline; each stage is a module of its own:
+//!
+//! 1. **seed** ([`crate::seed`]): a [`Seeder`] gives the first-stage lists and the pool the
+//!    seed set is drawn from;
+//! 2. **diffuse** ([`crate::diffuse`]): a [`crate::diffuse::Diffusion`] spreads the seed
+//!    weights over the graph;
+//! 3. **rerank** ([`crate::rerank`]): [`FieldEvidence`], then optionally the cross-encoder;
+//! 4. **decide** ([`crate::relevance`]): the floors say whether anything is relevant;
+//! 5. **hydrate** ([`crate::hydrate`]): the bundle under character budgets, each skill with
+//!    its reason ([`reason`]).
 
+mod candidates;
 mod mode;
+mod reason;
 
+pub use crate::relevance::DEFAULT_MIN_DENSE_SCORE;
+pub use crate::rerank::RankedSkill;
 pub use mode::RetrievalMode;
 
-use crate::cross_encoder::{CrossEncoder, StageParams};
+use crate::cross_encoder::CrossEncoder;
 use crate::dense::SentenceEncoder;
+use crate::diffuse;
 use crate::error::{Error, Result};
-use crate::graph::EdgeType;
 use crate::hydrate::{Budgets, Bundle, HydrationInput, hydrate, no_hit};
-use crate::lexical::LexicalIndex;
-use crate::ppr::{PprMethod, PprParams, TransitionMatrix, personalized_pagerank, push_pagerank};
-use crate::rerank::{Evidence, RerankWeights, combine, name_coverage};
-use crate::seed::{Seed, SeedParams, SeedSource, seeding};
+use crate::ppr::PprParams;
+use crate::query::Query;
+use crate::relevance::{
+    self, DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, Decision, NoHitReason,
+    RelevanceEvidence, RelevanceFloors,
+};
+use crate::rerank::{
+    CrossEncoderReranker, FieldEvidence, RerankContext, RerankWeights, Reranker, StageParams,
+};
+use crate::seed::{
+    DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedParams, SeedSource, Seeder, seeds_from_pool,
+};
 use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Instant;
 
-/// Everything that shapes one retrieval.
+/// Everything that shapes one retrieval. `RetrieveOptions::default()` is what `gos retrieve`
+/// does without options.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RetrieveOptions {
     /// Graph operation.
     pub mode: RetrievalMode,
-    /// Seeding.
+    /// Seeding (source [`SeedSource::Auto`] by default: hybrid when the retriever has a query
+    /// encoder, else lexical).
     pub seeds: SeedParams,
     /// Diffusion.
     pub ppr: PprParams,
@@ -32,16 +57,11 @@ pub struct RetrieveOptions {
     pub rerank: RerankWeights,
     /// Bundle budgets.
     pub budgets: Budgets,
-    /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
-    /// by the query's idf mass ([`LexicalIndex::idf_mass`]) is below it. Default from the DEV
-    /// and unrelated-query measurements in docs/evaluation.md.
+    /// Lexical relevance floor ([`RelevanceFloors::min_seed_score`]).
     pub min_seed_score: f32,
-    /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best cosine
-    /// between the query and a skill embedding is below it. Default from the DEV and
-    /// unrelated-query measurements in docs/evaluation.md.
+    /// Dense relevance floor ([`RelevanceFloors::min_dense_score`]).
     pub min_dense_score: f32,
-    /// Candidates whose final score is below this share of the best final score are not
-    /// hydrated (0 keeps all reached candidates).
+    /// Relative floor ([`RelevanceFloors::min_relative_score`]).
     pub min_relative_score: f64,
 }
 
@@ -53,39 +73,22 @@ impl Default for RetrieveOptions {
             ppr: PprParams::default(),
             rerank: RerankWeights::default(),
             budgets: Budgets::default(),
-            min_seed_score: 0.5,
+            min_seed_score: DEFAULT_MIN_SEED_SCORE,
             min_dense_score: DEFAULT_MIN_DENSE_SCORE,
-            min_relative_score: 0.05,
+            min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
         }
     }
 }
 
-/// Default [`RetrieveOptions::min_dense_score`] (all-MiniLM-L6-v2 cosine; docs/evaluation.md).
-pub const DEFAULT_MIN_DENSE_SCORE: f32 = 0.30;
-
-/// One entry of the ranked list before hydration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RankedSkill {
-    /// Node index.
-    pub node: usize,
-    /// Skill id.
-    pub id: String,
-    /// Final score.
-    pub score: f64,
-    /// Graph score (PPR mass, one-hop mass or seed weight), unnormalized.
-    pub graph_score: f64,
-    /// First-stage score (BM25, cosine or fused, by seed source), 0 outside the pool.
-    pub pool_score: f32,
-    /// 1-based rank in the first-stage pool.
-    pub pool_rank: Option<usize>,
-    /// BM25 score when the node is in the BM25 top-`pool_k`.
-    pub bm25_score: Option<f32>,
-    /// Cosine with the query when the node is in the dense top-`pool_k`.
-    pub dense_score: Option<f32>,
-    /// 1-based seed rank.
-    pub seed_rank: Option<usize>,
-    /// Cross-encoder score (logit scale) when the cross-encoder stage scored this candidate.
-    pub cross_encoder_score: Option<f32>,
+impl RetrieveOptions {
+    /// The relevance floors of these options.
+    pub fn floors(&self) -> RelevanceFloors {
+        RelevanceFloors {
+            min_seed_score: self.min_seed_score,
+            min_dense_score: self.min_dense_score,
+            min_relative_score: self.min_relative_score,
+        }
+    }
 }
 
 /// Milliseconds per stage.
@@ -114,7 +117,7 @@ pub struct Retrieval {
     pub mode: RetrievalMode,
     /// Seeds of the diffusion.
     pub seeds: Vec<Seed>,
-    /// Seed source used.
+    /// Seed source used ([`SeedSource::Auto`] resolved).
     pub source: SeedSource,
     /// Best BM25 score divided by the query's idf mass (the lexical relevance-floor
     /// evidence), 0 without hits or without a BM25 list.
@@ -124,18 +127,37 @@ pub struct Retrieval {
     pub top_dense_score: Option<f32>,
     /// All candidates in final order (the ranked list that hit@k and recall@k read).
     pub ranked: Vec<RankedSkill>,
+    /// The relevance decision, with the reason when nothing is returned.
+    pub decision: Decision,
     /// The hydrated bundle.
     pub bundle: Bundle,
     /// Stage timings.
     pub timings: Timings,
 }
 
-/// Retrieval over an open workspace. Cheap to create; shares the workspace.
+/// A model the retriever either borrows or owns.
+enum Held<'w, T> {
+    Borrowed(&'w T),
+    Owned(Box<T>),
+}
+
+impl<T> std::ops::Deref for Held<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Held::Borrowed(t) => t,
+            Held::Owned(t) => t,
+        }
+    }
+}
+
+/// Retrieval over an open workspace. Creating one analyzes every skill name once (a few
+/// milliseconds at 5,000 skills); it can then serve any number of queries, from several threads.
 pub struct Retriever<'w> {
     ws: &'w Workspace,
     name_tokens: Vec<Vec<String>>,
-    encoder: Option<&'w SentenceEncoder>,
-    cross_encoder: Option<(&'w CrossEncoder, StageParams)>,
+    encoder: Option<Held<'w, SentenceEncoder>>,
+    cross_encoder: Option<(Held<'w, CrossEncoder>, StageParams)>,
 }
 
 fn ms(since: Instant) -> f64 {
@@ -143,11 +165,11 @@ fn ms(since: Instant) -> f64 {
 }
 
 impl<'w> Retriever<'w> {
-    /// A retriever over `ws`. Cost: analyzes every skill name once.
+    /// A retriever over `ws` without neural models: [`SeedSource::Auto`] seeds lexically.
     pub fn new(ws: &'w Workspace) -> Self {
         let mut a = analyzer();
         let name_tokens = ws
-            .manifest
+            .manifest()
             .nodes
             .iter()
             .map(|n| tokens(&mut a, &n.name))
@@ -160,15 +182,46 @@ impl<'w> Retriever<'w> {
         }
     }
 
-    /// Use `encoder` for query embeddings (needed by dense and hybrid seeds).
+    /// The retriever `gos retrieve` uses: when the workspace has skill vectors, it loads the
+    /// sentence encoder they were built with (from `model_dir` when given, else from the model
+    /// directory the workspace recorded) on `device`, so [`SeedSource::Auto`] seeds hybrid;
+    /// without vectors it is [`Retriever::new`].
     ///
     /// # Errors
-    /// [`Error::InvalidOption`] (option `model-dir`) when the workspace has no vectors or they
-    /// come from another model than `encoder`.
-    pub fn with_encoder(mut self, encoder: &'w SentenceEncoder) -> Result<Self> {
-        let Some(dense) = &self.ws.dense else {
+    /// [`Error::Model`] when the model directory cannot be loaded (the message names it; pass
+    /// another `model_dir`, or use [`Retriever::new`] for lexical seeds);
+    /// [`Error::InvalidOption`] when the model is not the one the vectors came from.
+    pub fn from_workspace(
+        ws: &'w Workspace,
+        model_dir: Option<&Path>,
+        device: &candle_core::Device,
+    ) -> Result<Self> {
+        let retriever = Retriever::new(ws);
+        let Some(dense) = ws.dense() else {
+            return Ok(retriever);
+        };
+        let dir = model_dir.map_or_else(
+            || Path::new(&dense.info.model_dir).to_path_buf(),
+            Path::to_path_buf,
+        );
+        let encoder = SentenceEncoder::load(&dir, device)?;
+        retriever.attach_encoder(Held::Owned(Box::new(encoder)))
+    }
+
+    /// Use `encoder` for query embeddings (needed by dense and hybrid seeds, and what makes
+    /// [`SeedSource::Auto`] hybrid).
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] when the workspace has no vectors or they come from another
+    /// model than `encoder`.
+    pub fn with_encoder(self, encoder: &'w SentenceEncoder) -> Result<Self> {
+        self.attach_encoder(Held::Borrowed(encoder))
+    }
+
+    fn attach_encoder(mut self, encoder: Held<'w, SentenceEncoder>) -> Result<Self> {
+        let Some(dense) = self.ws.dense() else {
             return Err(Error::InvalidOption {
-                name: "model-dir",
+                name: "Retriever::encoder",
                 reason: format!(
                     "workspace {} has no skill vectors; rebuild it with `gos build --model-dir DIR`",
                     self.ws.dir().display()
@@ -177,7 +230,7 @@ impl<'w> Retriever<'w> {
         };
         if dense.info.model != encoder.model_id() {
             return Err(Error::InvalidOption {
-                name: "model-dir",
+                name: "Retriever::encoder",
                 reason: format!(
                     "the workspace vectors come from {} but the query encoder is {}; use the \
                      same model directory or rebuild the workspace",
@@ -190,10 +243,16 @@ impl<'w> Retriever<'w> {
         Ok(self)
     }
 
-    /// Add the cross-encoder rerank stage after field-evidence reranking
-    /// ([`crate::cross_encoder::stage`]).
+    /// Add the cross-encoder reranker after field-evidence reranking
+    /// ([`crate::rerank::CrossEncoderReranker`]).
     pub fn with_cross_encoder(mut self, ce: &'w CrossEncoder, params: StageParams) -> Self {
-        self.cross_encoder = Some((ce, params));
+        self.cross_encoder = Some((Held::Borrowed(ce), params));
+        self
+    }
+
+    /// [`Retriever::with_cross_encoder`] with a model the retriever keeps.
+    pub fn with_owned_cross_encoder(mut self, ce: CrossEncoder, params: StageParams) -> Self {
+        self.cross_encoder = Some((Held::Owned(Box::new(ce)), params));
         self
     }
 
@@ -202,10 +261,21 @@ impl<'w> Retriever<'w> {
         self.ws
     }
 
+    /// Whether the retriever has a query encoder (then [`SeedSource::Auto`] seeds hybrid).
+    pub fn has_encoder(&self) -> bool {
+        self.encoder.is_some()
+    }
+
+    /// The seed source `asked` resolves to with this retriever ([`SeedSource::resolve`]).
+    pub fn seed_source(&self, asked: SeedSource) -> SeedSource {
+        asked.resolve(self.has_encoder())
+    }
+
     /// Retrieve a bundle for `query`.
     ///
     /// # Errors
-    /// Index errors while searching or reading stored content.
+    /// [`Error::InvalidOption`] when the seed source needs vectors the workspace or the
+    /// retriever lacks; index errors while searching or reading stored content; model errors.
     pub fn retrieve(&self, query: &str, opts: &RetrieveOptions) -> Result<Retrieval> {
         self.retrieve_embedded(query, None, opts)
     }
@@ -217,16 +287,23 @@ impl<'w> Retriever<'w> {
     /// # Errors
     /// [`Error::InvalidOption`] without an encoder; encoder failures.
     pub fn embed_query(&self, query: &str, chunks: bool) -> Result<Vec<Vec<f32>>> {
-        let encoder = self.encoder.ok_or_else(|| Error::InvalidOption {
-            name: "seeds",
-            reason: "dense and hybrid seeds need a query encoder (--model-dir)".into(),
+        let encoder = self.encoder.as_ref().ok_or_else(|| Error::InvalidOption {
+            name: "SeedParams::source",
+            reason: "dense and hybrid seeds need a query encoder (a model directory)".into(),
         })?;
         let mut texts = vec![query.to_string()];
         if chunks {
             texts.extend(crate::dense::query_passages(query));
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        encoder.encode(&refs)
+        let vectors = encoder.encode(&refs)?;
+        if vectors.len() != refs.len() {
+            return Err(Error::Model {
+                path: Path::new(&encoder.model_id()).to_path_buf(),
+                reason: format!("{} vectors for {} texts", vectors.len(), refs.len()),
+            });
+        }
+        Ok(vectors)
     }
 
     /// [`Retriever::retrieve`] with the query embedding computed beforehand (e.g. once per
@@ -238,76 +315,62 @@ impl<'w> Retriever<'w> {
     /// As [`Retriever::retrieve`].
     pub fn retrieve_embedded(
         &self,
-        query: &str,
+        text: &str,
         query_vectors: Option<&[Vec<f32>]>,
         opts: &RetrieveOptions,
     ) -> Result<Retrieval> {
         let start = Instant::now();
-        let source = opts.seeds.source;
-        let pool_k = opts.seeds.pool_k.max(opts.seeds.seed_k);
-        let terms = LexicalIndex::query_terms(query);
-        let (dense, t_encode) = if source.needs_vectors() {
-            let Some(set) = &self.ws.dense else {
-                return Err(Error::InvalidOption {
-                    name: "seeds",
-                    reason: format!(
-                        "{source} seeds need skill vectors: build the workspace with --model-dir"
-                    ),
-                });
-            };
-            let t = Instant::now();
-            let embedded;
-            let q = match query_vectors {
+        let source = self.seed_source(opts.seeds.source);
+        let seeder = self.seeder(source, opts)?;
+        let t = Instant::now();
+        let embedded;
+        let mut query = Query::new(text);
+        if source.needs_vectors() {
+            query = query.with_vectors(match query_vectors {
                 Some(v) => v,
                 None => {
-                    embedded = self.embed_query(query, opts.seeds.query_chunks)?;
+                    embedded = self.embed_query(text, opts.seeds.query_chunks)?;
                     &embedded
                 }
-            };
-            let t_encode = ms(t);
-            (set.search_many(q, pool_k), t_encode)
-        } else {
-            (Vec::new(), 0.0)
-        };
-        let lexical = if source == SeedSource::Dense {
-            Vec::new()
-        } else {
-            self.ws.lexical.search(&terms, pool_k)?
-        };
-        let seeding = seeding(&opts.seeds, &lexical, &dense);
+            });
+        }
+        let t_encode = if source.needs_vectors() { ms(t) } else { 0.0 };
+        let first = seeder.first_stage(&query, opts.seeds.pool_k.max(opts.seeds.seed_k))?;
+        let seeds = seeds_from_pool(&first.pool, &opts.seeds);
         let t_seed = ms(start) - t_encode;
 
         let t = Instant::now();
-        let n = self.ws.len();
-        let mut p = vec![0.0; n];
-        for s in &seeding.seeds {
+        let mut p = vec![0.0; self.ws.len()];
+        for s in &seeds {
             p[s.node] += s.weight;
         }
-        let graph_scores = match opts.mode {
-            RetrievalMode::Reverse => diffuse(&self.ws.reverse_matrix, &p, &opts.ppr),
-            RetrievalMode::Forward => diffuse(&self.ws.forward_matrix, &p, &opts.ppr),
-            RetrievalMode::OneHop => self.one_hop(&p, &opts.ppr),
-            RetrievalMode::NoGraph => p.clone(),
-        };
+        let graph_scores = diffuse::for_mode(opts.mode, self.ws, &opts.ppr).diffuse(&p);
         let t_diffuse = ms(t);
 
         let t = Instant::now();
-        let lists = FirstStage {
-            pool: &seeding.pool,
-            bm25: &lexical,
-            dense: &dense,
+        let mut ranked = candidates::assemble(self.ws, &first, &seeds, &graph_scores);
+        let text_view = |r: &RankedSkill| -> Result<String> {
+            Ok(format!(
+                "{}\n{}",
+                self.ws.manifest().nodes[r.node].name,
+                self.content(r.node)?
+            ))
         };
-        let mut ranked = self.rank(&terms, &lists, &seeding.seeds, &graph_scores, opts);
+        let mut ctx = RerankContext {
+            query: &query,
+            mode: opts.mode,
+            eligible: ranked.len(),
+            top_n: opts.budgets.top_n,
+            text: &text_view,
+        };
+        FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
         let t_rerank = ms(t);
-        // `ranked` is sorted by descending score, so the candidates above the relative floor
-        // are a prefix; the cross-encoder stage reorders within it and keeps its length.
-        let eligible = ranked.first().map_or(0, |b| {
-            let floor = opts.min_relative_score * b.score;
-            ranked.iter().take_while(|r| r.score >= floor).count()
-        });
+        let floors = opts.floors();
+        let eligible = relevance::eligible(&ranked, floors.min_relative_score);
         let t = Instant::now();
-        if let Some((ce, params)) = &self.cross_encoder {
-            self.cross_encoder_stage(ce, params, query, &mut ranked, eligible, opts)?;
+        if let Some((model, params)) = &self.cross_encoder {
+            ctx.eligible = eligible;
+            CrossEncoderReranker::new(model, *params)?.rerank(&mut ranked, &ctx)?;
         }
         let t_cross_encoder = if self.cross_encoder.is_some() {
             ms(t)
@@ -316,42 +379,36 @@ impl<'w> Retriever<'w> {
         };
 
         let t = Instant::now();
-        let mass = self.ws.lexical.idf_mass(&terms)?;
-        let top_seed_score = match lexical.first() {
-            Some(h) if mass > 0.0 => h.1 / mass,
-            _ => 0.0,
+        let evidence = RelevanceEvidence {
+            top_seed_score: relevance::top_seed_score(
+                &first.bm25,
+                self.ws.lexical().idf_mass(&query.terms)?,
+            ),
+            top_dense_score: source
+                .needs_vectors()
+                .then(|| first.dense.first().map_or(0.0, |h| h.1)),
         };
-        let top_dense_score = source
-            .needs_vectors()
-            .then(|| dense.first().map_or(0.0, |h| h.1));
-        let relevant = match top_dense_score {
-            Some(cos) => cos >= opts.min_dense_score,
-            None => top_seed_score >= opts.min_seed_score,
-        };
-        let bundle = if ranked.is_empty() || !relevant {
-            no_hit(query)
-        } else {
-            // Reasons are only worked out for the skills hydrated.
-            let mut inputs = Vec::new();
-            for (i, r) in ranked
-                .iter()
-                .take(eligible)
-                .take(opts.budgets.top_n)
-                .enumerate()
-            {
-                let reason = self.reason(&ranked[..i], r, opts.mode);
-                inputs.push(self.hydration_input(r, reason)?);
+        let mut decision = relevance::decide(&floors, &evidence, eligible);
+        let bundle = match decision {
+            Decision::Hit { eligible } => {
+                let inputs =
+                    self.hydration_inputs(&ranked, eligible.min(opts.budgets.top_n), opts.mode)?;
+                hydrate(text, &inputs, &opts.budgets).unwrap_or_else(|| {
+                    decision = Decision::NoHit(NoHitReason::NothingFits);
+                    no_hit(text)
+                })
             }
-            hydrate(query, &inputs, &opts.budgets)
+            Decision::NoHit(_) => no_hit(text),
         };
         let t_hydrate = ms(t);
         Ok(Retrieval {
             mode: opts.mode,
-            seeds: seeding.seeds,
+            seeds,
             source,
-            top_seed_score,
-            top_dense_score,
+            top_seed_score: evidence.top_seed_score,
+            top_dense_score: evidence.top_dense_score,
             ranked,
+            decision,
             bundle,
             timings: Timings {
                 encode: t_encode,
@@ -365,213 +422,60 @@ impl<'w> Retriever<'w> {
         })
     }
 
-    /// One-hop expansion: the personalization vector plus, for each seed `s` and each
-    /// dependency edge `x -> s`, mass `(1 - restart) * p(s) * w(x -> s) / W(s)` on `x`, where
-    /// `W(s)` is the total weight of dependency edges into `s`.
-    fn one_hop(&self, p: &[f64], params: &PprParams) -> Vec<f64> {
-        let mut g = p.to_vec();
-        for (s, &ps) in p.iter().enumerate().filter(|(_, w)| **w > 0.0) {
-            let preds: Vec<(usize, f64)> = self
-                .ws
-                .graph
-                .incoming(s)
-                .filter(|(_, e)| e.edge_type == EdgeType::Dependency)
-                .map(|(x, e)| (x, e.weight))
-                .collect();
-            let total: f64 = preds.iter().map(|(_, w)| w).sum();
-            for (x, w) in preds {
-                if total > 0.0 {
-                    g[x] += (1.0 - params.restart_prob) * ps * w / total;
-                }
-            }
+    /// The seeder of the concrete `source`.
+    fn seeder(&self, source: SeedSource, opts: &RetrieveOptions) -> Result<Box<dyn Seeder + '_>> {
+        let lexical = self.ws.lexical();
+        if !source.needs_vectors() {
+            return Ok(Box::new(LexicalSeeder::new(lexical)));
         }
-        g
+        let Some(set) = self.ws.dense() else {
+            return Err(Error::InvalidOption {
+                name: "SeedParams::source",
+                reason: format!(
+                    "workspace {dir} has no skill vectors, so {source} seeds are unavailable; \
+                     rebuild it with `gos build LIBRARY -w {dir} --model-dir DIR` or use lexical seeds",
+                    dir = self.ws.dir().display()
+                ),
+            });
+        };
+        Ok(match source {
+            SeedSource::Dense => Box::new(DenseSeeder::new(set)),
+            _ => Box::new(HybridSeeder::new(lexical, set, opts.seeds.fusion)),
+        })
     }
 
-    fn rank(
+    /// The first `n` candidates of `ranked` as hydration inputs, each with its reason.
+    fn hydration_inputs(
         &self,
-        terms: &BTreeMap<String, u32>,
-        lists: &FirstStage<'_>,
-        seeds: &[Seed],
-        graph_scores: &[f64],
-        opts: &RetrieveOptions,
-    ) -> Vec<RankedSkill> {
-        let pool = lists.pool;
-        let mut lex_rank: BTreeMap<usize, (usize, f32)> = BTreeMap::new();
-        for (i, &(node, score)) in pool.iter().enumerate() {
-            lex_rank.insert(node, (i + 1, score));
+        ranked: &[RankedSkill],
+        n: usize,
+        mode: RetrievalMode,
+    ) -> Result<Vec<HydrationInput>> {
+        let mut inputs = Vec::with_capacity(n);
+        for (i, r) in ranked.iter().take(n).enumerate() {
+            let node = &self.ws.manifest().nodes[r.node];
+            inputs.push(HydrationInput {
+                node: r.node,
+                id: node.id.clone(),
+                name: node.name.clone(),
+                source: node.source_path.clone(),
+                score: r.score,
+                reason: reason::reason(self.ws, &ranked[..i], r, mode),
+                content: self.content(r.node)?,
+            });
         }
-        let bm25: BTreeMap<usize, f32> = lists.bm25.iter().copied().collect();
-        let dense: BTreeMap<usize, f32> = lists.dense.iter().copied().collect();
-        let seed_rank: BTreeMap<usize, usize> = seeds.iter().map(|s| (s.node, s.rank)).collect();
-        let max_graph = graph_scores.iter().cloned().fold(0.0, f64::max);
-        let max_bm25 = lists.bm25.first().map(|h| h.1 as f64).unwrap_or(0.0);
-        let (dmax, dmin) = (
-            lists.dense.first().map(|h| h.1).unwrap_or(0.0),
-            lists.dense.last().map(|h| h.1).unwrap_or(0.0),
-        );
-        let dense_norm = |node: usize| match dense.get(&node) {
-            Some(&c) if dmax > dmin => ((c - dmin) / (dmax - dmin)) as f64,
-            Some(_) => 1.0,
-            None => 0.0,
-        };
-        let mut candidates: Vec<usize> = lex_rank.keys().copied().collect();
-        candidates.extend(
-            graph_scores
-                .iter()
-                .enumerate()
-                .filter(|(i, g)| **g > 0.0 && !lex_rank.contains_key(i))
-                .map(|(i, _)| i),
-        );
-        let mut ranked: Vec<RankedSkill> = candidates
-            .into_iter()
-            .map(|node| {
-                let (lrank, lscore) = lex_rank
-                    .get(&node)
-                    .map(|&(r, s)| (Some(r), s))
-                    .unwrap_or((None, 0.0));
-                let cov = name_coverage(&self.name_tokens[node], terms);
-                RankedSkill {
-                    node,
-                    id: self.ws.manifest.nodes[node].id.clone(),
-                    score: combine(
-                        &opts.rerank,
-                        &Evidence {
-                            graph: (graph_scores[node], max_graph),
-                            lexical: (bm25.get(&node).copied().unwrap_or(0.0) as f64, max_bm25),
-                            dense: dense_norm(node),
-                            name: cov,
-                        },
-                    ),
-                    graph_score: graph_scores[node],
-                    pool_score: lscore,
-                    pool_rank: lrank,
-                    bm25_score: bm25.get(&node).copied(),
-                    dense_score: dense.get(&node).copied(),
-                    seed_rank: seed_rank.get(&node).copied(),
-                    cross_encoder_score: None,
-                }
-            })
-            .collect();
-        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
-        ranked
+        Ok(inputs)
     }
 
-    /// The cross-encoder stage: the candidate's text view is its name, description and body;
-    /// graph-added candidates (protected by the reserved share) are non-seeds with graph mass
-    /// that the graph ranked above their BM25 rank, in the modes that use the graph.
-    fn cross_encoder_stage(
-        &self,
-        ce: &CrossEncoder,
-        params: &StageParams,
-        query: &str,
-        ranked: &mut Vec<RankedSkill>,
-        eligible: usize,
-        opts: &RetrieveOptions,
-    ) -> Result<()> {
-        let graph_mode = opts.mode != RetrievalMode::NoGraph;
-        let text = |r: &RankedSkill| -> Result<String> {
-            let content = self.hydration_input(r, String::new())?.content;
-            Ok(format!(
-                "{}\n{content}",
-                self.ws.manifest.nodes[r.node].name
-            ))
-        };
-        let protected = |pre_rank: usize, r: &RankedSkill| {
-            graph_mode
-                && r.seed_rank.is_none()
-                && r.graph_score > 0.0
-                && r.pool_rank.is_none_or(|l| l > pre_rank)
-        };
-        let top_n = opts.budgets.top_n;
-        crate::cross_encoder::stage::rerank(
-            ce, query, ranked, eligible, top_n, params, text, protected,
-        )?;
-        Ok(())
-    }
-
-    /// Why `r` is a candidate: its seed or lexical rank, or the graph edge linking it to a
-    /// better-ranked candidate.
-    fn reason(&self, above: &[RankedSkill], r: &RankedSkill, mode: RetrievalMode) -> String {
-        let evidence = || {
-            let mut parts = Vec::new();
-            if let Some(b) = r.bm25_score {
-                parts.push(format!("BM25 {b:.1}"));
-            }
-            if let Some(c) = r.dense_score {
-                parts.push(format!("cosine {c:.2}"));
-            }
-            parts.join(", ")
-        };
-        if let Some(s) = r.seed_rank {
-            return format!("seed match (rank {s}: {})", evidence());
-        }
-        let nodes = &self.ws.manifest.nodes;
-        if matches!(
-            mode,
-            RetrievalMode::Reverse | RetrievalMode::Forward | RetrievalMode::OneHop
-        ) && r.graph_score > 0.0
-        {
-            let describe = |relation: &str, other: usize, e: &crate::graph::SkillEdge| {
-                format!(
-                    "{relation} {} via {} edge ({}: {})",
-                    nodes[other].name,
-                    e.edge_type.as_str(),
-                    e.provenance.as_str(),
-                    e.evidence
-                )
-            };
-            for a in above {
-                if let Some((_, e)) = self.ws.graph.outgoing(r.node).find(|(t, _)| *t == a.node) {
-                    return describe("prerequisite of", a.node, e);
-                }
-                if let Some((_, e)) = self.ws.graph.incoming(r.node).find(|(s, _)| *s == a.node) {
-                    return describe("follows", a.node, e);
-                }
-            }
-        }
-        match r.pool_rank {
-            Some(l) => format!("first-stage match (rank {l}: {})", evidence()),
-            None => "reached by graph diffusion".to_string(),
-        }
-    }
-
-    fn hydration_input(&self, r: &RankedSkill, reason: String) -> Result<HydrationInput> {
-        let node = &self.ws.manifest.nodes[r.node];
-        let body = self.ws.lexical.body(r.node)?.unwrap_or_default();
-        let description = node.description.value.trim();
-        let content = if description.is_empty() {
+    /// A skill's hydrated content: its description paragraph, then its stored body.
+    fn content(&self, node: usize) -> Result<String> {
+        let body = self.ws.lexical().body(node)?.unwrap_or_default();
+        let description = self.ws.manifest().nodes[node].description.value.trim();
+        Ok(if description.is_empty() {
             body
         } else {
             format!("{description}\n\n{}", body.trim())
-        };
-        Ok(HydrationInput {
-            node: r.node,
-            id: node.id.clone(),
-            name: node.name.clone(),
-            source: node.source_path.clone(),
-            score: r.score,
-            reason,
-            content,
         })
-    }
-}
-
-/// The first-stage lists of one query.
-struct FirstStage<'a> {
-    /// The pool the seeds were drawn from (BM25, dense or fused).
-    pool: &'a [(usize, f32)],
-    /// BM25 top-`pool_k` (empty for dense seeds).
-    bm25: &'a [(usize, f32)],
-    /// Dense top-`pool_k` (empty for lexical seeds).
-    dense: &'a [(usize, f32)],
-}
-
-/// PPR scores over `m` with the solver `params.method` selects.
-fn diffuse(m: &TransitionMatrix, p: &[f64], params: &PprParams) -> Vec<f64> {
-    match params.method {
-        PprMethod::Exact => personalized_pagerank(m, p, params).scores,
-        PprMethod::Push => push_pagerank(m, p, params).scores,
     }
 }
 

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 /// Graph operation applied to the seeds (the ablation arms of [P] Table 2, reference notes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum RetrievalMode {
     /// Reverse-aware PPR: prerequisites of seeded skills receive mass (the GoS default).
@@ -46,7 +47,7 @@ impl FromStr for RetrievalMode {
             .into_iter()
             .find(|m| m.as_str() == s)
             .ok_or_else(|| Error::InvalidOption {
-                name: "mode",
+                name: "RetrieveOptions::mode",
                 reason: format!("`{s}` is not one of reverse, forward, one-hop, no-graph"),
             })
     }

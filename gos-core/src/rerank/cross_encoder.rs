@@ -1,4 +1,4 @@
-//! The cross-encoder rerank stage: after diffusion and field-evidence reranking, the top R
+//! The cross-encoder reranker: after diffusion and field-evidence reranking, the top R
 //! candidates are scored by a [`CrossEncoder`] against the query and reordered.
 //!
 //! Contract, for a ranked list sorted by descending field-evidence score `s`:
@@ -9,8 +9,9 @@
 //!    after the window.
 //! 2. **Text view.** Each candidate's text (name, description, body) cut to `max_chars`
 //!    characters (default 2,048; SkillFlow's deep reranker read 4,096), then tokenized with
-//!    the query ([`super::pair`]).
-//! 3. **Score.** `mixed = w * sigmoid(ce) + (1 - w) * s / s_max`, `w` = [`StageParams::weight`]
+//!    the query ([`crate::cross_encoder`]).
+//! 3. **Score.** `mixed = w * sigmoid(ce) + (1 - w) * s / s_max`
+//!    ([`crate::fusion::cross_encoder_mix`]), `w` = [`StageParams::weight`]
 //!    in [0, 1], `ce` the cross-encoder score ([`CrossEncoder::score`]) and `s_max` the best
 //!    field-evidence score. `w = 1` is the cross-encoder alone; `w = 0` keeps the old order.
 //!    The sigmoid maps the logit of a one-label ms-marco or bge model to a probability, so
@@ -26,9 +27,11 @@
 //!    in their old order. Scores become `mixed`, clamped to be non-increasing down the list;
 //!    candidates after the window are scaled into `[0, min mixed]` in their old proportions.
 
-use super::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
+use super::{RankedSkill, RerankContext, Reranker};
+use crate::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
 use crate::error::{Error, Result};
-use crate::retrieve::RankedSkill;
+use crate::fusion::cross_encoder_mix;
+use crate::prerequisite::graph_added;
 
 /// Default window R: candidates scored per query (the SkillRouter and SkillFlow rerankers read
 /// their top 20-50; 32 fits one or two CPU batches).
@@ -86,19 +89,19 @@ impl StageParams {
             })
         };
         if self.top == 0 {
-            return bad("rerank-top", "must be at least 1");
+            return bad("StageParams::top", "must be at least 1");
         }
         if self.max_chars == 0 {
-            return bad("rerank-max-chars", "must be at least 1");
+            return bad("StageParams::max_chars", "must be at least 1");
         }
         if !(0.0..=1.0).contains(&self.weight) {
-            return bad("ce-weight", "must lie in [0, 1]");
+            return bad("StageParams::weight", "must lie in [0, 1]");
         }
         if !(0.0..=1.0).contains(&self.reserved_share) {
-            return bad("ce-reserved-share", "must lie in [0, 1]");
+            return bad("StageParams::reserved_share", "must lie in [0, 1]");
         }
         if self.batch_size == 0 {
-            return bad("batch-size", "must be at least 1");
+            return bad("StageParams::batch_size", "must be at least 1");
         }
         Ok(())
     }
@@ -115,10 +118,6 @@ pub struct WindowItem {
     pub protected: bool,
 }
 
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// New order of a window, given in its old order (descending prior): `(old index, mixed
 /// score)` pairs, steps 3-5 of the module docs (scores not yet clamped).
 pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) -> Vec<(usize, f64)> {
@@ -126,14 +125,7 @@ pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) ->
     let w = params.weight;
     let mixed: Vec<f64> = items
         .iter()
-        .map(|i| {
-            let p = if prior_max > 0.0 {
-                i.prior / prior_max
-            } else {
-                0.0
-            };
-            w * sigmoid(i.ce as f64) + (1.0 - w) * p
-        })
+        .map(|i| cross_encoder_mix(w, i.ce, i.prior, prior_max))
         .collect();
     let by_mixed = |a: &usize, b: &usize| mixed[*b].total_cmp(&mixed[*a]).then(a.cmp(b));
     let block = top_n.min(items.len());
@@ -157,71 +149,80 @@ pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) ->
         .collect()
 }
 
-/// Run the stage over `ranked` in place (module docs). `eligible` is the number of candidates
-/// above the relative-score floor, `top_n` the bundle size, `text` gives a candidate's full
-/// text view (cut here to `max_chars`), `protected(pre_rank, candidate)` says whether a
-/// candidate at 1-based position `pre_rank` before the stage is graph-added. Each reordered
-/// candidate gets its [`RankedSkill::cross_encoder_score`]. Returns the window size K.
-///
-/// # Errors
-/// [`Error::InvalidOption`] for parameters out of range; errors of `text` and of the model.
-#[allow(clippy::too_many_arguments)]
-pub fn rerank(
-    ce: &CrossEncoder,
-    query: &str,
-    ranked: &mut Vec<RankedSkill>,
-    eligible: usize,
-    top_n: usize,
-    params: &StageParams,
-    mut text: impl FnMut(&RankedSkill) -> Result<String>,
-    protected: impl Fn(usize, &RankedSkill) -> bool,
-) -> Result<usize> {
-    params.validate()?;
-    let k = params.top.min(eligible).min(ranked.len());
-    if k == 0 {
-        return Ok(0);
+/// The cross-encoder as a [`Reranker`] (module docs for what it does).
+pub struct CrossEncoderReranker<'a> {
+    model: &'a CrossEncoder,
+    params: StageParams,
+}
+
+impl<'a> CrossEncoderReranker<'a> {
+    /// A reranker scoring with `model` under `params`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] for parameters out of range ([`StageParams::validate`]).
+    pub fn new(model: &'a CrossEncoder, params: StageParams) -> Result<Self> {
+        params.validate()?;
+        Ok(CrossEncoderReranker { model, params })
     }
-    let texts: Vec<String> = ranked[..k]
-        .iter()
-        .map(|r| text(r).map(|t| truncate_chars(&t, params.max_chars).to_string()))
-        .collect::<Result<_>>()?;
-    let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let scores = ce.score(query, &docs, params.batch_size)?;
-    let items: Vec<WindowItem> = ranked[..k]
-        .iter()
-        .zip(&scores)
-        .enumerate()
-        .map(|(i, (r, &s))| WindowItem {
-            prior: r.score,
-            ce: s,
-            protected: protected(i + 1, r),
-        })
-        .collect();
-    let order = order_window(&items, top_n, params);
-    let old: Vec<RankedSkill> = ranked.drain(..k).collect();
-    let mut head: Vec<RankedSkill> = order
-        .iter()
-        .map(|&(i, m)| RankedSkill {
-            score: m,
-            cross_encoder_score: Some(scores[i]),
-            ..old[i].clone()
-        })
-        .collect();
-    for i in 1..head.len() {
-        head[i].score = head[i].score.min(head[i - 1].score);
+}
+
+impl Reranker for CrossEncoderReranker<'_> {
+    /// Scores the window `K = min(R, ctx.eligible)` and reorders it (module docs); each scored
+    /// candidate gets its [`RankedSkill::cross_encoder_score`].
+    fn rerank(&self, ranked: &mut Vec<RankedSkill>, ctx: &RerankContext<'_>) -> Result<()> {
+        let params = &self.params;
+        let k = params.top.min(ctx.eligible).min(ranked.len());
+        if k == 0 {
+            return Ok(());
+        }
+        let texts: Vec<String> = ranked[..k]
+            .iter()
+            .map(|r| (ctx.text)(r).map(|t| truncate_chars(&t, params.max_chars).to_string()))
+            .collect::<Result<_>>()?;
+        let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scores = self.model.score(ctx.query.text, &docs, params.batch_size)?;
+        if scores.len() != k {
+            return Err(Error::Model {
+                path: std::path::PathBuf::from("cross-encoder"),
+                reason: format!("{} scores for {k} candidates", scores.len()),
+            });
+        }
+        let items: Vec<WindowItem> = ranked[..k]
+            .iter()
+            .zip(&scores)
+            .enumerate()
+            .map(|(i, (r, &s))| WindowItem {
+                prior: r.score,
+                ce: s,
+                protected: graph_added(ctx.mode, i + 1, r),
+            })
+            .collect();
+        let order = order_window(&items, ctx.top_n, params);
+        let old: Vec<RankedSkill> = ranked.drain(..k).collect();
+        let mut head: Vec<RankedSkill> = order
+            .iter()
+            .map(|&(i, m)| RankedSkill {
+                score: m,
+                cross_encoder_score: Some(scores[i]),
+                ..old[i].clone()
+            })
+            .collect();
+        for i in 1..head.len() {
+            head[i].score = head[i].score.min(head[i - 1].score);
+        }
+        let floor = head.last().map(|r| r.score).unwrap_or(0.0);
+        let tail_max = ranked.first().map(|r| r.score).unwrap_or(0.0);
+        for r in ranked.iter_mut() {
+            r.score = if tail_max > 0.0 {
+                floor * r.score / tail_max
+            } else {
+                0.0
+            };
+        }
+        head.append(ranked);
+        *ranked = head;
+        Ok(())
     }
-    let floor = head.last().map(|r| r.score).unwrap_or(0.0);
-    let tail_max = ranked.first().map(|r| r.score).unwrap_or(0.0);
-    for r in ranked.iter_mut() {
-        r.score = if tail_max > 0.0 {
-            floor * r.score / tail_max
-        } else {
-            0.0
-        };
-    }
-    head.append(ranked);
-    *ranked = head;
-    Ok(k)
 }
 
 #[cfg(test)]
@@ -313,7 +314,7 @@ mod tests {
             bad.validate()
                 .unwrap_err()
                 .to_string()
-                .contains("ce-weight")
+                .contains("StageParams::weight")
         );
         let bad = StageParams {
             top: 0,
@@ -323,7 +324,7 @@ mod tests {
             bad.validate()
                 .unwrap_err()
                 .to_string()
-                .contains("rerank-top")
+                .contains("StageParams::top")
         );
     }
 }

@@ -1,22 +1,35 @@
 //! Seeding: the first-stage candidate pool and the seed set that personalizes the diffusion.
 //!
-//! The pool is the BM25 top-`pool_k` over all fields ([`crate::lexical`]), the dense top-`pool_k`
-//! by cosine ([`crate::dense`]), or both fused ([`SeedSource::Hybrid`]: a weighted sum of min-max
-//! normalized scores by default, or reciprocal rank fusion); the seed set is its first
-//! `seed_k` entries. The reference took 5 seeds with harmonic rank weights
-//! ([C] `build_rank_distribution`: w_r = (1/r)/H_n); gos weights seeds by their BM25 score
-//! relative to the best one by default, which keeps a clear winner from being diluted by weak
-//! runners-up, and keeps the harmonic weights as an option.
+//! A [`Seeder`] turns a [`Query`] into its first-stage lists ([`FirstStage`]): the BM25 top-`pool_k`
+//! over all fields ([`LexicalSeeder`], [`crate::lexical`]), the dense top-`pool_k` by cosine
+//! ([`DenseSeeder`], [`crate::dense`]), or both fused ([`HybridSeeder`]: a weighted sum of min-max
+//! normalized scores by default, or reciprocal rank fusion; formulas in [`crate::fusion`]). The
+//! seed set is the pool's first `seed_k` entries ([`seeds_from_pool`]). The reference took 5
+//! seeds with harmonic rank weights ([C] `build_rank_distribution`: w_r = (1/r)/H_n); gos
+//! weights seeds by their first-stage score relative to the others by default, which keeps a
+//! clear winner from being diluted by weak runners-up, and keeps the harmonic weights as an
+//! option.
+//!
+//! Which source a retrieval uses is one policy, shared by the library and the CLI:
+//! [`SeedSource::Auto`] (the default) is hybrid when the retriever has a query encoder for the
+//! workspace's vectors, lexical otherwise ([`SeedSource::resolve`]).
+
+mod sources;
+
+pub use crate::query::Query;
+pub use sources::{DenseSeeder, HybridSeeder, LexicalSeeder};
 
 use crate::error::{Error, Result};
-use std::collections::HashMap;
 use std::str::FromStr;
 
 /// Where the first-stage pool comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SeedSource {
-    /// BM25 only.
+    /// Hybrid when the retriever has a query encoder for the workspace's vectors, else lexical.
     #[default]
+    Auto,
+    /// BM25 only.
     Lexical,
     /// Dense retrieval only (cosine over the skill embeddings).
     Dense,
@@ -25,33 +38,47 @@ pub enum SeedSource {
 }
 
 impl SeedSource {
-    /// All sources.
+    /// The concrete sources ([`SeedSource::Auto`] resolves to one of them).
     pub const ALL: [SeedSource; 3] = [SeedSource::Lexical, SeedSource::Dense, SeedSource::Hybrid];
 
-    /// Command-line name (`lexical`, `dense`, `hybrid`).
+    /// Wire name (`auto`, `lexical`, `dense`, `hybrid`).
     pub fn as_str(self) -> &'static str {
         match self {
+            SeedSource::Auto => "auto",
             SeedSource::Lexical => "lexical",
             SeedSource::Dense => "dense",
             SeedSource::Hybrid => "hybrid",
         }
     }
 
-    /// Whether this source needs skill embeddings and a query encoder.
+    /// Whether this source needs skill embeddings and a query encoder ([`SeedSource::Auto`]
+    /// does not: it falls back to lexical).
     pub fn needs_vectors(self) -> bool {
-        self != SeedSource::Lexical
+        matches!(self, SeedSource::Dense | SeedSource::Hybrid)
+    }
+
+    /// The concrete source: [`SeedSource::Auto`] becomes hybrid when `encoder_ready` (the
+    /// retriever has a query encoder matching the workspace's vectors), else lexical; the
+    /// others are returned as they are.
+    pub fn resolve(self, encoder_ready: bool) -> SeedSource {
+        match self {
+            SeedSource::Auto if encoder_ready => SeedSource::Hybrid,
+            SeedSource::Auto => SeedSource::Lexical,
+            other => other,
+        }
     }
 }
 
 impl FromStr for SeedSource {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        SeedSource::ALL
+        [SeedSource::Auto]
             .into_iter()
+            .chain(SeedSource::ALL)
             .find(|m| m.as_str() == s)
             .ok_or_else(|| Error::InvalidOption {
-                name: "seeds",
-                reason: format!("`{s}` is not one of lexical, dense, hybrid"),
+                name: "SeedParams::source",
+                reason: format!("`{s}` is not one of auto, lexical, dense, hybrid"),
             })
     }
 }
@@ -96,7 +123,7 @@ impl FromStr for Fusion {
     /// `rrf`, `rrf:K` (K > 0), or `weighted:W` (W in [0, 1], the lexical weight).
     fn from_str(s: &str) -> Result<Self> {
         let bad = |reason: String| Error::InvalidOption {
-            name: "fusion",
+            name: "SeedParams::fusion",
             reason,
         };
         let (kind, arg) = match s.split_once(':') {
@@ -131,47 +158,6 @@ impl std::fmt::Display for Fusion {
     }
 }
 
-/// Reciprocal rank fusion of ranked lists (each by descending score): `(node, fused score)` by
-/// descending fused score, ties by node index.
-pub fn reciprocal_rank_fusion(lists: &[&[(usize, f32)]], k: f64) -> Vec<(usize, f32)> {
-    let mut fused: HashMap<usize, f64> = HashMap::new();
-    for list in lists {
-        for (r, &(node, _)) in list.iter().enumerate() {
-            *fused.entry(node).or_insert(0.0) += 1.0 / (k + (r + 1) as f64);
-        }
-    }
-    sorted(fused)
-}
-
-/// Weighted fusion of a lexical and a dense list (see [`Fusion::Weighted`]).
-pub fn weighted_fusion(
-    lexical: &[(usize, f32)],
-    dense: &[(usize, f32)],
-    lexical_weight: f64,
-) -> Vec<(usize, f32)> {
-    let mut fused: HashMap<usize, f64> = HashMap::new();
-    for (list, w) in [(lexical, lexical_weight), (dense, 1.0 - lexical_weight)] {
-        let max = list.iter().map(|h| h.1).fold(f32::MIN, f32::max) as f64;
-        let min = list.iter().map(|h| h.1).fold(f32::MAX, f32::min) as f64;
-        let span = max - min;
-        for &(node, score) in list {
-            let norm = if span > 0.0 {
-                (score as f64 - min) / span
-            } else {
-                1.0
-            };
-            *fused.entry(node).or_insert(0.0) += w * norm;
-        }
-    }
-    sorted(fused)
-}
-
-fn sorted(fused: HashMap<usize, f64>) -> Vec<(usize, f32)> {
-    let mut out: Vec<(usize, f32)> = fused.into_iter().map(|(n, s)| (n, s as f32)).collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
-}
-
 /// How seed weights are computed from the pool order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SeedWeighting {
@@ -187,11 +173,12 @@ pub enum SeedWeighting {
 pub struct SeedParams {
     /// Seeds fed to the diffusion (reference `SEED_TOP_K` = 5).
     pub seed_k: usize,
-    /// Size of the lexical candidate pool, the ranked list before the graph (>= `seed_k`).
+    /// Size of each first-stage list, the ranked list before the graph (at least `seed_k` is
+    /// used).
     pub pool_k: usize,
     /// Seed weighting.
     pub weighting: SeedWeighting,
-    /// First-stage source.
+    /// First-stage source; [`SeedSource::Auto`] by default (see the module docs).
     pub source: SeedSource,
     /// Fusion of the two lists for [`SeedSource::Hybrid`].
     pub fusion: Fusion,
@@ -206,7 +193,7 @@ impl Default for SeedParams {
             seed_k: 5,
             pool_k: 50,
             weighting: SeedWeighting::Score,
-            source: SeedSource::Lexical,
+            source: SeedSource::Auto,
             fusion: Fusion::default(),
             query_chunks: false,
         }
@@ -226,29 +213,43 @@ pub struct Seed {
     pub weight: f64,
 }
 
-/// The first-stage pool and the seeds drawn from it.
+/// The first-stage lists of one query, each `(node, score)` by descending score, ties by node
+/// index.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Seeding {
-    /// `(node, first-stage score)` by descending score.
+pub struct FirstStage {
+    /// The pool the seeds are drawn from: the BM25 list, the dense list, or their fusion.
     pub pool: Vec<(usize, f32)>,
-    /// The first `seed_k` pool entries with weights.
-    pub seeds: Vec<Seed>,
+    /// BM25 top-`pool_k` (empty when the seeder computes none).
+    pub bm25: Vec<(usize, f32)>,
+    /// Dense top-`pool_k` by cosine (empty when the seeder computes none).
+    pub dense: Vec<(usize, f32)>,
 }
 
-/// The first-stage pool of `params.source` from the BM25 list `lexical` and the dense list
-/// `dense` (each by descending score; the one the source does not use may be empty), fused for
-/// [`SeedSource::Hybrid`] by `params.fusion`, and the seeds drawn from it.
-pub fn seeding(params: &SeedParams, lexical: &[(usize, f32)], dense: &[(usize, f32)]) -> Seeding {
-    let pool = match (params.source, params.fusion) {
-        (SeedSource::Lexical, _) => lexical.to_vec(),
-        (SeedSource::Dense, _) => dense.to_vec(),
-        (SeedSource::Hybrid, Fusion::Rrf { k }) => reciprocal_rank_fusion(&[lexical, dense], k),
-        (SeedSource::Hybrid, Fusion::Weighted { lexical: w }) => weighted_fusion(lexical, dense, w),
-    };
-    Seeding {
-        seeds: seeds_from_pool(&pool, params),
-        pool,
-    }
+/// A first-stage retriever: the candidate pool a retrieval draws its seeds from.
+///
+/// # Contract
+///
+/// `first_stage(query, pool_k)` is a pure function of the query and the index behind the
+/// seeder: the same query gives the same lists, bit for bit.
+///
+/// - Every list it returns is sorted by descending score, ties by ascending node index, holds
+///   each node at most once, and is at most `pool_k` long (a fused pool may be longer: it is
+///   the union of two such lists).
+/// - `pool` is the list seeds are drawn from ([`seeds_from_pool`]). `bm25` and `dense` are the
+///   raw lists the seeder computed, kept as evidence for the final score
+///   ([`crate::fusion::final_score`]) and the relevance floors ([`crate::relevance`]); a seeder
+///   leaves a list it does not compute empty, and never fills one with another's scores.
+/// - An empty query (no terms, no vectors) gives empty lists, not an error.
+///
+/// # Errors
+/// Index errors from tantivy; [`Error::InvalidOption`] when a seeder that needs query vectors
+/// gets a [`Query`] without them.
+pub trait Seeder {
+    /// The concrete source this seeder implements (never [`SeedSource::Auto`]).
+    fn source(&self) -> SeedSource;
+
+    /// The first-stage lists of `query`, each at most `pool_k` long.
+    fn first_stage(&self, query: &Query<'_>, pool_k: usize) -> Result<FirstStage>;
 }
 
 /// Draw weighted seeds from a ranked pool.
@@ -294,26 +295,12 @@ mod tests {
     }
 
     #[test]
-    fn rrf_sums_reciprocal_ranks() {
-        let a = [(7, 9.0f32), (3, 5.0)];
-        let b = [(3, 0.9f32), (1, 0.8)];
-        let f = reciprocal_rank_fusion(&[&a, &b], 60.0);
-        assert_eq!(f[0].0, 3);
-        assert!((f[0].1 as f64 - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-7);
-        // 7 and 1 both have one rank-1 / rank-2 entry: 7 (1/61) before 1 (1/62).
-        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec![3, 7, 1]);
-    }
-
-    #[test]
-    fn weighted_fusion_min_max_normalizes_each_list() {
-        let lex = [(1, 10.0f32), (2, 5.0), (3, 0.0)];
-        let dense = [(3, 0.9f32), (2, 0.5)];
-        let f = weighted_fusion(&lex, &dense, 0.5);
-        let get = |n| f.iter().find(|x| x.0 == n).unwrap().1;
-        assert!((get(1) - 0.5).abs() < 1e-6);
-        assert!((get(2) - 0.25).abs() < 1e-6);
-        assert!((get(3) - 0.5).abs() < 1e-6);
-        assert_eq!(f[0].0, 1, "ties by node index");
+    fn auto_resolves_by_encoder_and_explicit_sources_stay() {
+        assert_eq!(SeedSource::Auto.resolve(true), SeedSource::Hybrid);
+        assert_eq!(SeedSource::Auto.resolve(false), SeedSource::Lexical);
+        assert_eq!(SeedSource::Dense.resolve(false), SeedSource::Dense);
+        assert_eq!(SeedParams::default().source, SeedSource::Auto);
+        assert_eq!("auto".parse::<SeedSource>().unwrap(), SeedSource::Auto);
     }
 
     #[test]

@@ -1,0 +1,367 @@
+//! Every flag of `gos`, in one place. Defaults come from the libraries' constants; option
+//! enums are the libraries' own types (`clap::ValueEnum`), so `--help` lists their values.
+
+use crate::llm_args;
+use clap::{Parser, Subcommand};
+use gos_core::RetrievalMode;
+use gos_core::dense::TextView;
+use gos_core::hydrate::{DEFAULT_MAX_CHARS_PER_SKILL, DEFAULT_MAX_CONTEXT_CHARS, DEFAULT_TOP_N};
+use gos_core::ppr::PprMethod;
+use gos_core::relevance::{DEFAULT_MIN_DENSE_SCORE, DEFAULT_MIN_SEED_SCORE};
+use gos_core::rerank::{self, RerankerKind};
+use gos_core::seed::{Fusion, SeedSource};
+use std::path::PathBuf;
+
+/// Retrieve the skills a task needs, prerequisites included, from a library of SKILL.md
+/// packages: build a typed skill graph offline, then query it.
+#[derive(Debug, Parser)]
+#[command(name = "gos", version, about, long_about = None)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a workspace (manifest, skill graph, BM25 index) from a skill library.
+    Build(BuildArgs),
+    /// Retrieve a hydrated skill bundle for a task.
+    Retrieve(RetrieveArgs),
+    /// Show node and edge counts of a workspace.
+    Stats(StatsArgs),
+    /// Evaluate retrieval arms on a labelled task set (ablation harness).
+    Eval(EvalArgs),
+    /// Write a synthetic skill library and labelled tasks (scale benchmarks).
+    Synth(SynthArgs),
+}
+
+/// A finite float (NaN and infinities are refused).
+fn finite(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{s}` is not a finite number"))
+    }
+}
+
+/// A finite `f32`.
+fn finite_f32(s: &str) -> Result<f32, String> {
+    finite(s).map(|v| v as f32)
+}
+
+/// A float in [0, 1].
+fn unit_interval(s: &str) -> Result<f64, String> {
+    match finite(s)? {
+        v if (0.0..=1.0).contains(&v) => Ok(v),
+        v => Err(format!("{v} is outside [0, 1]")),
+    }
+}
+
+/// A float in (0, 1].
+fn open_unit_interval(s: &str) -> Result<f64, String> {
+    match finite(s)? {
+        v if v > 0.0 && v <= 1.0 => Ok(v),
+        v => Err(format!("{v} is outside (0, 1]")),
+    }
+}
+
+/// An integer of at least 1.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(_) => Err(format!("`{s}` is not a positive integer")),
+    }
+}
+
+/// A device name the neural models can run on (checked now, so a bad one fails before any
+/// work).
+fn device(s: &str) -> Result<String, String> {
+    gos_core::device::parse_device(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// A fusion of hybrid seeds.
+fn fusion(s: &str) -> Result<Fusion, String> {
+    s.parse().map_err(|e: gos_core::Error| e.to_string())
+}
+
+/// Arguments of `gos build`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 built, 3 built but the LLM layer could not serve every node (report: llm.skipped), 1 error. LLM setup: docs/llm.md."
+)]
+pub struct BuildArgs {
+    /// Library root: a folder whose subfolders hold SKILL.md packages.
+    pub library: PathBuf,
+    /// Workspace directory to create or replace (replaced atomically at the end). It must be a
+    /// new path, an empty directory or a workspace gos built, outside the library; anything
+    /// else is refused and left untouched.
+    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
+    pub workspace: PathBuf,
+    /// Least I/O overlap score (zeta) for a dependency edge, in (0, 1].
+    #[arg(long, default_value_t = gos_build::relate::RelateOptions::default().threshold, value_parser = open_unit_interval)]
+    pub dependency_threshold: f64,
+    /// Most producers kept per consumer for I/O dependency edges.
+    #[arg(long, default_value_t = gos_build::relate::RelateOptions::default().max_producers)]
+    pub max_producers: usize,
+    /// Sentence encoder directory in Hugging Face layout (config.json, tokenizer.json,
+    /// model.safetensors), e.g. models/all-MiniLM-L6-v2 from scripts/setup-model.sh. With it the
+    /// workspace gets skill vectors for dense and hybrid seeds; without it, lexical only.
+    #[arg(long, env = "GOS_MODEL_DIR")]
+    pub model_dir: Option<PathBuf>,
+    /// Build without vectors even when GOS_MODEL_DIR is set.
+    #[arg(long)]
+    pub no_embed: bool,
+    /// Replace a non-empty workspace even when this build finds no usable package or skips
+    /// more than half of them (refused without it, as a likely wrong library path).
+    #[arg(long)]
+    pub force: bool,
+    /// Text of each skill that is embedded.
+    #[arg(long, value_enum, default_value_t = TextView::default())]
+    pub view: TextView,
+    /// Texts per encoder forward pass.
+    #[arg(long, default_value_t = gos_core::dense::encoder::DEFAULT_BATCH_SIZE, value_parser = at_least_one)]
+    pub embed_batch: usize,
+    /// Libraries with at least this many skills also get an HNSW index (exact search below).
+    #[arg(long, default_value_t = gos_core::dense::index::DEFAULT_HNSW_THRESHOLD)]
+    pub hnsw_threshold: usize,
+    /// Device of the sentence encoder: cpu, cuda or cuda:N (cuda needs a `--features cuda`
+    /// build).
+    #[arg(long, default_value = "cpu", value_parser = device)]
+    pub device: String,
+    /// Print the build report as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bars.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// LLM endpoint.
+    #[command(flatten)]
+    pub llm: llm_args::LlmArgs,
+    /// LLM build stages.
+    #[command(flatten)]
+    pub llm_build: llm_args::LlmBuildArgs,
+}
+
+/// Arguments of `gos retrieve`.
+#[derive(Debug, clap::Args)]
+pub struct RetrieveArgs {
+    /// Workspace directory built by `gos build`.
+    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
+    pub workspace: PathBuf,
+    /// Graph operation.
+    #[arg(long, value_enum, default_value_t = RetrievalMode::default())]
+    pub mode: RetrievalMode,
+    /// PPR solver: push (local forward push, error stated per query) or exact (power
+    /// iteration to an L1 change of 1e-6).
+    #[arg(long, value_enum, default_value_t = PprMethod::default())]
+    pub ppr: PprMethod,
+    /// Most skills in the bundle.
+    #[arg(long, default_value_t = DEFAULT_TOP_N, value_parser = at_least_one)]
+    pub top_n: usize,
+    /// Most characters per skill block (header lines included).
+    #[arg(long, default_value_t = DEFAULT_MAX_CHARS_PER_SKILL)]
+    pub max_chars_per_skill: usize,
+    /// Most characters of the whole rendered context.
+    #[arg(long, default_value_t = DEFAULT_MAX_CONTEXT_CHARS)]
+    pub max_context_chars: usize,
+    /// First-stage seeds (auto: hybrid when the workspace has vectors, else lexical).
+    #[arg(long, value_enum, default_value_t = SeedSource::default())]
+    pub seeds: SeedSource,
+    /// Dense and hybrid seeding.
+    #[command(flatten)]
+    pub dense: DenseArgs,
+    /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
+    /// by the query's idf mass is below it.
+    #[arg(long, default_value_t = DEFAULT_MIN_SEED_SCORE, value_parser = finite_f32)]
+    pub min_score: f32,
+    /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best query-skill
+    /// cosine is below it.
+    #[arg(long, default_value_t = DEFAULT_MIN_DENSE_SCORE, value_parser = finite_f32)]
+    pub min_dense_score: f32,
+    /// Reranking after diffusion (cross-encoder needs --reranker-dir).
+    #[arg(long, value_enum, default_value_t = RerankerKind::default())]
+    pub rerank: RerankerKind,
+    /// Cross-encoder reranking.
+    #[command(flatten)]
+    pub cross_encoder: CrossEncoderArgs,
+    /// Print one JSON object instead of the rendered context.
+    #[arg(long)]
+    pub json: bool,
+    /// Rewrite the task into a retrieval schema (goal, operations, artifacts, constraints,
+    /// keywords) with the LLM first; without an endpoint the task text is used as is.
+    #[arg(long)]
+    pub rewrite: bool,
+    /// LLM endpoint (for --rewrite).
+    #[command(flatten)]
+    pub llm: llm_args::LlmArgs,
+    /// Task text; `-` reads it from stdin.
+    pub query: String,
+}
+
+/// Arguments of `gos stats`.
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// Workspace directory.
+    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
+    pub workspace: PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `gos eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// Workspace directory built by `gos build`.
+    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
+    pub workspace: PathBuf,
+    /// Labelled tasks, one JSON object a line (`id`, `instruction`, `oracle_skills`,
+    /// `oracle_dirs`).
+    #[arg(long)]
+    pub tasks: PathBuf,
+    /// Output directory for report.json, report.md and the SVG plots.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
+    /// no-graph; seeds lexical, dense, hybrid; reranker cross-encoder (needs
+    /// --reranker-dir). Intervals compare each arm with the first reverse arm.
+    #[arg(long, default_value = crate::eval_cmd::DEFAULT_ARMS)]
+    pub arms: String,
+    /// Dense and hybrid seeding.
+    #[command(flatten)]
+    pub dense: DenseArgs,
+    /// Cross-encoder reranking.
+    #[command(flatten)]
+    pub cross_encoder: CrossEncoderArgs,
+    /// PPR solver of the graph arms: exact (power iteration, the reference) or push.
+    #[arg(long, value_enum, default_value_t = PprMethod::Exact)]
+    pub ppr: PprMethod,
+    /// Bootstrap resamples.
+    #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
+    pub resamples: usize,
+    /// Bootstrap seed (recorded in the report).
+    #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Print report.json's `arms` and `ci` as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Arguments of `gos synth`.
+#[derive(Debug, clap::Args)]
+pub struct SynthArgs {
+    /// Number of skill packages (10 to 10,000,000).
+    #[arg(long)]
+    pub skills: usize,
+    /// Seed; the same (skills, seed) pair always writes the same files.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Most tasks written to tasks.jsonl (one per planted chain).
+    #[arg(long, default_value_t = 200)]
+    pub tasks: usize,
+    /// Output folder: OUT/library/ and OUT/tasks.jsonl (OUT/library must not exist).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print a JSON summary on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Dense and hybrid seeding options, shared by `gos retrieve` and `gos eval`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DenseArgs {
+    /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
+    /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
+    #[arg(long, default_value_t = Fusion::default(), value_parser = fusion)]
+    pub fusion: Fusion,
+    /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
+    #[arg(long, default_value_t = rerank::DEFAULT_DENSE_WEIGHT, value_parser = finite)]
+    pub dense_weight: f64,
+    /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
+    /// best cosine over them.
+    #[arg(long)]
+    pub query_chunks: bool,
+    /// Sentence encoder for the query (default: the model the workspace was built with).
+    #[arg(long, env = "GOS_MODEL_DIR")]
+    pub model_dir: Option<PathBuf>,
+}
+
+/// Cross-encoder options (docs/cross-encoder.md), shared by `gos retrieve` and `gos eval`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CrossEncoderArgs {
+    /// Cross-encoder model directory in Hugging Face layout (config.json, tokenizer.json,
+    /// model.safetensors): a BERT (ms-marco MiniLM) or XLM-RoBERTa (bge-reranker) sequence
+    /// classifier.
+    #[arg(long, env = "GOS_RERANKER_DIR")]
+    pub reranker_dir: Option<PathBuf>,
+    /// Candidates scored by the cross-encoder (the top R after field-evidence reranking).
+    #[arg(long, default_value_t = rerank::DEFAULT_TOP, value_parser = at_least_one)]
+    pub rerank_top: usize,
+    /// Characters of each candidate's text (name, description, body) given to the
+    /// cross-encoder.
+    #[arg(long, default_value_t = rerank::DEFAULT_MAX_CHARS, value_parser = at_least_one)]
+    pub rerank_max_chars: usize,
+    /// Weight of the cross-encoder probability in the final score, in [0, 1]; the rest is the
+    /// normalized graph and field-evidence score (1 = cross-encoder alone).
+    #[arg(long, default_value_t = rerank::DEFAULT_WEIGHT, value_parser = unit_interval)]
+    pub ce_weight: f64,
+    /// Share of the bundle's positions kept for graph-added prerequisites that were in the
+    /// bundle before the cross-encoder, in [0, 1].
+    #[arg(long, default_value_t = rerank::DEFAULT_RESERVED_SHARE, value_parser = unit_interval)]
+    pub ce_reserved_share: f64,
+    /// Device of the neural models (query encoder and cross-encoder): cpu, cuda or cuda:N
+    /// (cuda needs a build with `--features cuda`).
+    #[arg(long, default_value = "cpu", value_parser = device)]
+    pub device: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn floats_reject_nan_infinity_and_out_of_range() {
+        assert!(finite("NaN").is_err());
+        assert!(finite("inf").is_err());
+        assert_eq!(finite("-0.5"), Ok(-0.5));
+        assert!(unit_interval("1.5").is_err());
+        assert!(open_unit_interval("0").is_err());
+        assert_eq!(open_unit_interval("1"), Ok(1.0));
+        assert!(at_least_one("0").is_err());
+    }
+
+    #[test]
+    fn help_lists_the_values_of_option_enums() {
+        let mut cmd = Cli::command();
+        let retrieve = cmd.find_subcommand_mut("retrieve").unwrap();
+        let help = retrieve.render_long_help().to_string();
+        for value in [
+            "one-hop",
+            "no-graph",
+            "push",
+            "exact",
+            "hybrid",
+            "cross-encoder",
+        ] {
+            assert!(help.contains(value), "--help lacks {value}");
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The one-line reason each bundle entry gives for being there.
+
+use crate::prerequisite::link_to;
+use crate::rerank::RankedSkill;
+use crate::retrieve::RetrievalMode;
+use crate::workspace::Workspace;
+
+/// Why `r` is a candidate, given the better-ranked candidates `above`: its seed rank, else the
+/// graph edge linking it to a better-ranked skill (graph modes only), else its first-stage
+/// rank, else "reached by graph diffusion".
+pub fn reason(
+    ws: &Workspace,
+    above: &[RankedSkill],
+    r: &RankedSkill,
+    mode: RetrievalMode,
+) -> String {
+    let evidence = || {
+        let mut parts = Vec::new();
+        if let Some(b) = r.bm25_score {
+            parts.push(format!("BM25 {b:.1}"));
+        }
+        if let Some(c) = r.dense_score {
+            parts.push(format!("cosine {c:.2}"));
+        }
+        parts.join(", ")
+    };
+    if let Some(s) = r.seed_rank {
+        return format!("seed match (rank {s}: {})", evidence());
+    }
+    if mode != RetrievalMode::NoGraph && r.graph_score > 0.0 {
+        if let Some((other, link, e)) = link_to(ws.graph(), r.node, above) {
+            return format!(
+                "{} {} via {} edge ({}: {})",
+                link.as_str(),
+                ws.manifest().nodes[other].name,
+                e.edge_type.as_str(),
+                e.provenance.as_str(),
+                e.evidence
+            );
+        }
+    }
+    match r.pool_rank {
+        Some(l) => format!("first-stage match (rank {l}: {})", evidence()),
+        None => "reached by graph diffusion".to_string(),
+    }
+}

@@ -1,0 +1,109 @@
+//! The three [`Seeder`]s: lexical (BM25), dense (cosine) and hybrid (both, fused).
+
+use super::{FirstStage, Fusion, Query, SeedSource, Seeder};
+use crate::dense::DenseSet;
+use crate::error::{Error, Result};
+use crate::fusion::{reciprocal_rank_fusion, weighted_fusion};
+use crate::lexical::LexicalIndex;
+
+/// BM25 over all fields: the pool is the BM25 list.
+#[derive(Clone, Copy)]
+pub struct LexicalSeeder<'a> {
+    index: &'a LexicalIndex,
+}
+
+impl<'a> LexicalSeeder<'a> {
+    /// A seeder over `index`.
+    pub fn new(index: &'a LexicalIndex) -> Self {
+        LexicalSeeder { index }
+    }
+}
+
+impl Seeder for LexicalSeeder<'_> {
+    fn source(&self) -> SeedSource {
+        SeedSource::Lexical
+    }
+
+    fn first_stage(&self, query: &Query<'_>, pool_k: usize) -> Result<FirstStage> {
+        let bm25 = self.index.search(&query.terms, pool_k)?;
+        Ok(FirstStage {
+            pool: bm25.clone(),
+            bm25,
+            dense: Vec::new(),
+        })
+    }
+}
+
+/// Cosine over the skill embeddings: the pool is the dense list (a skill's score is its best
+/// cosine over the query's vectors).
+#[derive(Clone, Copy)]
+pub struct DenseSeeder<'a> {
+    set: &'a DenseSet,
+}
+
+impl<'a> DenseSeeder<'a> {
+    /// A seeder over the embeddings `set`.
+    pub fn new(set: &'a DenseSet) -> Self {
+        DenseSeeder { set }
+    }
+
+    fn dense_list(&self, query: &Query<'_>, pool_k: usize) -> Result<Vec<(usize, f32)>> {
+        let vectors = query.vectors.ok_or_else(|| Error::InvalidOption {
+            name: "Query::vectors",
+            reason: "dense and hybrid seeds need the query's embeddings; give the retriever a \
+                     query encoder"
+                .into(),
+        })?;
+        Ok(self.set.search_many(vectors, pool_k))
+    }
+}
+
+impl Seeder for DenseSeeder<'_> {
+    fn source(&self) -> SeedSource {
+        SeedSource::Dense
+    }
+
+    fn first_stage(&self, query: &Query<'_>, pool_k: usize) -> Result<FirstStage> {
+        let dense = self.dense_list(query, pool_k)?;
+        Ok(FirstStage {
+            pool: dense.clone(),
+            bm25: Vec::new(),
+            dense,
+        })
+    }
+}
+
+/// BM25 and dense lists fused by [`Fusion`] into the pool; both lists are kept as evidence.
+#[derive(Clone, Copy)]
+pub struct HybridSeeder<'a> {
+    lexical: LexicalSeeder<'a>,
+    dense: DenseSeeder<'a>,
+    fusion: Fusion,
+}
+
+impl<'a> HybridSeeder<'a> {
+    /// A seeder fusing BM25 over `index` and cosine over `set` with `fusion`.
+    pub fn new(index: &'a LexicalIndex, set: &'a DenseSet, fusion: Fusion) -> Self {
+        HybridSeeder {
+            lexical: LexicalSeeder::new(index),
+            dense: DenseSeeder::new(set),
+            fusion,
+        }
+    }
+}
+
+impl Seeder for HybridSeeder<'_> {
+    fn source(&self) -> SeedSource {
+        SeedSource::Hybrid
+    }
+
+    fn first_stage(&self, query: &Query<'_>, pool_k: usize) -> Result<FirstStage> {
+        let dense = self.dense.dense_list(query, pool_k)?;
+        let bm25 = self.lexical.index.search(&query.terms, pool_k)?;
+        let pool = match self.fusion {
+            Fusion::Rrf { k } => reciprocal_rank_fusion(&[&bm25, &dense], k),
+            Fusion::Weighted { lexical } => weighted_fusion(&bm25, &dense, lexical),
+        };
+        Ok(FirstStage { pool, bm25, dense })
+    }
+}
