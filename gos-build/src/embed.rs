@@ -5,7 +5,8 @@
 //! view ([`gos_core::dense::vectors::Vectors::reusable_rows`]), so touching one package
 //! re-embeds only that package, and changing the model or the view re-embeds everything.
 
-use crate::build::{BuildError, BuildProgress};
+use crate::error::BuildError;
+use crate::progress::BuildProgress;
 use crate::normalize::Normalized;
 use gos_core::dense::encoder::DEFAULT_BATCH_SIZE;
 use gos_core::dense::index::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
