@@ -6,8 +6,8 @@
 //! re-embeds only that package, and changing the model or the view re-embeds everything.
 
 use crate::error::BuildError;
-use crate::progress::BuildProgress;
 use crate::normalize::Normalized;
+use crate::progress::BuildProgress;
 use gos_core::dense::encoder::DEFAULT_BATCH_SIZE;
 use gos_core::dense::index::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
 use gos_core::dense::vectors::text_hash;

@@ -9,10 +9,10 @@ use gos_build::relate::RelateOptions;
 use gos_build::{BuildOptions, BuildReport, build_workspace_with};
 use gos_core::graph::GraphFile;
 use gos_core::{EdgeProvenance, Manifest, Provenance};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
 use gos_llm::client::ClientConfig;
 use gos_llm::testing::{Fault, Responder};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 const MODEL: &str = "fixture-model";
 const KEY: &str = "sk-test-secret-never-written";

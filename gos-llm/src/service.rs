@@ -11,8 +11,8 @@ use crate::cache::{CacheEntry, LlmCache, cache_key, prompt_hash};
 use crate::client::{ChatClient, ClientError, Message};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A rendered prompt.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,8 +10,8 @@
 mod repair;
 mod value;
 use repair::*;
-pub use value::{value_to_list, value_to_string};
 use value::{key_string, load, yaml_to_json};
+pub use value::{value_to_list, value_to_string};
 
 use std::collections::BTreeMap;
 
@@ -35,10 +35,7 @@ impl Frontmatter {
     /// List value of `key`: a list gives its items' string forms; a string gives itself as one
     /// item; a mapping gives `key: value` items. Empty items are dropped.
     pub fn get_list(&self, key: &str) -> Vec<String> {
-        self.fields
-            .get(key)
-            .map(value_to_list)
-            .unwrap_or_default()
+        self.fields.get(key).map(value_to_list).unwrap_or_default()
     }
 }
 
