@@ -1,7 +1,7 @@
 //! Deterministic artifact types: what a skill reads and what it writes.
 //!
 //! Artifact types are short normalized names (`pdf`, `spreadsheet`, `geojson`, ...). They come
-//! from, in order of preference ([C] `parse_skill_document`, with the reference's §7.18/§7.25
+//! from, in order of preference (\[C\] `parse_skill_document`, with the reference's §7.18/§7.25
 //! defects fixed):
 //!
 //! 1. explicit frontmatter `inputs`/`outputs` (`input`/`output`): each item maps to the known

@@ -17,6 +17,9 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+pub use crate::error::BuildError;
+pub use crate::progress::{BuildProgress, NoProgress};
+
 /// Version of this builder, recorded in manifests.
 pub const BUILDER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -34,68 +37,6 @@ pub struct BuildOptions {
     /// Replace a non-empty workspace even when this build found no usable package or skipped
     /// more than half of those it found (see [`BuildError::WouldEmpty`]).
     pub force: bool,
-}
-
-/// Errors that abort a build (a broken package never does: it is skipped and reported).
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    /// The library root cannot be read.
-    #[error("library {path}: {reason}")]
-    Library {
-        /// Library root.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The library yielded no usable package, or skipped more than half of what it found, and
-    /// the target holds a non-empty workspace: replacing it would lose that workspace for a
-    /// likely mistake (wrong folder, unreadable files). [`BuildOptions::force`] overrides.
-    #[error(
-        "{path} holds a workspace of {previous} skills, and this build found {usable} usable packages of {discovered} ({skipped} skipped); \
-         keeping the workspace as it is (check the library path, or pass --force to replace it)"
-    )]
-    WouldEmpty {
-        /// Workspace directory.
-        path: PathBuf,
-        /// Skills in the existing workspace.
-        previous: usize,
-        /// Packages this build could use.
-        usable: usize,
-        /// Packages this build found.
-        discovered: usize,
-        /// Packages this build skipped.
-        skipped: usize,
-    },
-    /// Writing the workspace failed.
-    #[error(transparent)]
-    Workspace(#[from] gos_core::Error),
-    /// Writing a workspace file failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// File concerned.
-        path: PathBuf,
-        /// Underlying error.
-        source: std::io::Error,
-    },
-}
-
-/// Progress callbacks, so the CLI can draw bars while the library stays UI-free.
-pub trait BuildProgress: Sync {
-    /// A stage starts; `total` is its number of steps when known.
-    fn stage(&self, name: &str, total: Option<u64>);
-    /// `n` steps of the current stage are done.
-    fn advance(&self, n: u64);
-    /// The current stage is done.
-    fn finish_stage(&self);
-}
-
-/// A [`BuildProgress`] that shows nothing.
-pub struct NoProgress;
-
-impl BuildProgress for NoProgress {
-    fn stage(&self, _: &str, _: Option<u64>) {}
-    fn advance(&self, _: u64) {}
-    fn finish_stage(&self) {}
 }
 
 fn write(path: &Path, text: &str) -> Result<(), BuildError> {

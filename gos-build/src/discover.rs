@@ -5,7 +5,16 @@ use std::fs::{self, FileType};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::package::{Discovery, ParseError};
+use crate::error::ParseError;
+
+/// A package directory found by [`discover`], or a SKILL.md that discovery refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Discovery {
+    /// Package directories relative to the library root, sorted.
+    pub packages: Vec<PathBuf>,
+    /// `(path relative to root, reason)` for SKILL.md files refused (e.g. symlink out of root).
+    pub refused: Vec<(String, String)>,
+}
 
 /// Deepest directory level walked below the root.
 pub(crate) const MAX_DEPTH: usize = 48;
@@ -13,8 +22,13 @@ pub(crate) const MAX_DEPTH: usize = 48;
 /// Directory names never walked (hidden names are skipped too).
 const SKIP_DIRS: [&str; 2] = ["node_modules", "__pycache__"];
 
-/// See [`crate::package::discover`].
-pub(crate) fn discover(root: &Path) -> Result<Discovery, ParseError> {
+/// Walk `root` for directories holding a file named `SKILL.md` (also accepts `skill.md` in any
+/// case), in sorted order, without following symlinked directories, and refusing SKILL.md
+/// symlinks whose target resolves outside `root`. Skips `.git` and `node_modules`.
+///
+/// # Errors
+/// Only when `root` itself cannot be read.
+pub fn discover(root: &Path) -> Result<Discovery, ParseError> {
     let io_err = |source| ParseError::Io {
         path: root.to_path_buf(),
         source,
@@ -174,11 +188,6 @@ mod tests {
         assert_eq!(d.refused.len(), 1);
         assert_eq!(d.refused[0].0, "evil/SKILL.md");
         assert!(d.refused[0].1.contains("outside the library root"));
-        let err = crate::parse::parse_package(&lib, Path::new("evil")).unwrap_err();
-        assert!(
-            err.to_string().contains("outside the library root"),
-            "{err}"
-        );
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! view ([`gos_core::dense::vectors::Vectors::reusable_rows`]), so touching one package
 //! re-embeds only that package, and changing the model or the view re-embeds everything.
 
-use crate::build::{BuildError, BuildProgress};
+use crate::error::BuildError;
 use crate::normalize::Normalized;
+use crate::progress::BuildProgress;
 use gos_core::dense::encoder::DEFAULT_BATCH_SIZE;
 use gos_core::dense::index::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
 use gos_core::dense::vectors::text_hash;

@@ -16,13 +16,22 @@
 //!    the vectors of unchanged texts;
 //! 7. [`build`] runs everything and writes the workspace atomically (temporary directory, then
 //!    rename), with a [`report::BuildReport`].
+//!
+//! The modules form a graph without cycles, [`build`] at the top: shared types sit in their
+//! own modules ([`error`], [`progress`], the parsed package types) so the stages use them
+//! without pointing back at the pipeline. The LLM client, cache, prompts and service are the
+//! `gos-llm` crate; [`llm`] holds only the build-time stages.
+
+#![warn(missing_docs)]
 
 pub mod artifacts;
 pub mod build;
 pub mod embed;
+pub mod error;
 pub mod llm;
 pub mod normalize;
 pub mod package;
+pub mod progress;
 pub mod relate;
 pub mod report;
 
@@ -30,6 +39,8 @@ mod discover;
 pub mod frontmatter;
 mod markdown;
 mod parse;
+mod parsed;
 
 pub use build::{BuildOptions, build_workspace, build_workspace_with};
+pub use error::BuildError;
 pub use report::BuildReport;

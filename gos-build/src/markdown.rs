@@ -7,7 +7,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use crate::package::{CodeBlock, Section};
+use crate::parsed::{CodeBlock, Section};
 
 /// Sections (one per heading, plus a level-1 section with an empty title for text before the
 /// first heading) and code blocks of `body`, both in document order.

@@ -1,7 +1,7 @@
 //! Normalization: a parsed [`SkillPackage`] becomes a [`SkillNode`] with per-field provenance,
 //! plus the text views the lexical index needs.
 //!
-//! Field sources follow the reference parser ([C] `parse_skill_document`, reference notes
+//! Field sources follow the reference parser (\[C\] `parse_skill_document`, reference notes
 //! §1.3), with its defects fixed: the description falls back to the first body paragraph
 //! (never the text "None"), list values are flattened item by item (a comma inside an item
 //! does not split it), and artifact types come from [`crate::artifacts`].

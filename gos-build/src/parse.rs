@@ -8,7 +8,8 @@ use std::path::{Component, Path};
 use sha2::{Digest, Sha256};
 
 use crate::discover::{self, MAX_DEPTH};
-use crate::package::{ParseError, SkillPackage};
+use crate::error::ParseError;
+use crate::parsed::SkillPackage;
 use crate::{frontmatter, markdown};
 
 /// SKILL.md files are read up to this many bytes.
@@ -18,8 +19,12 @@ const MAX_FILES: usize = 500;
 /// Extensions (lower case) of script entrypoints under `scripts/`.
 const SCRIPT_EXTS: [&str; 10] = ["py", "sh", "bash", "js", "mjs", "ts", "rb", "pl", "r", "jl"];
 
-/// See [`crate::package::parse_package`].
-pub(crate) fn parse_package(root: &Path, rel_dir: &Path) -> Result<SkillPackage, ParseError> {
+/// Read and parse the package at `root/rel_dir`.
+///
+/// # Errors
+/// [`ParseError`] when the package cannot become a node; every other defect is repaired and
+/// noted in [`SkillPackage::recoveries`].
+pub fn parse_package(root: &Path, rel_dir: &Path) -> Result<SkillPackage, ParseError> {
     let dir = root.join(rel_dir);
     let io_at = |path: &Path| {
         let path = path.to_path_buf();
@@ -283,6 +288,23 @@ mod tests {
             fs::write(p, b).unwrap();
         }
         t
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn skill_symlink_escaping_root_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let outside = t.path().join("outside");
+        let lib = t.path().join("lib");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("SKILL.md"), "---\nname: evil\n---\n").unwrap();
+        fs::create_dir_all(lib.join("evil")).unwrap();
+        std::os::unix::fs::symlink(outside.join("SKILL.md"), lib.join("evil/SKILL.md")).unwrap();
+        let err = parse_package(&lib, Path::new("evil")).unwrap_err();
+        assert!(
+            err.to_string().contains("outside the library root"),
+            "{err}"
+        );
     }
 
     #[test]

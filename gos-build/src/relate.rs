@@ -1,6 +1,6 @@
 //! Deterministic relations: I/O dependency edges and explicit skill mentions.
 //!
-//! **I/O dependency edges** ([P] §3.2, [C] `_dependency_edges_for_pair`, reworked): producer
+//! **I/O dependency edges** (\[P\] §3.2, \[C\] `_dependency_edges_for_pair`, reworked): producer
 //! `P -> C` consumer when the IDF-weighted share of `C`'s input types that `P` outputs is at
 //! least the threshold (zeta, default 0.6):
 //! `score(P, C) = sum_{t in out(P) & in(C)} idf(t) / sum_{t in in(C)} idf(t)`,
@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// Options of the deterministic relation pass.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RelateOptions {
-    /// zeta: least I/O score for a dependency edge, in (0, 1]. Default 0.6 ([P], [C]
+    /// zeta: least I/O score for a dependency edge, in (0, 1]. Default 0.6 (\[P\], \[C\]
     /// `DEPENDENCY_MATCH_THRESHOLD`).
     pub threshold: f64,
     /// Most producers kept per consumer (default 5).

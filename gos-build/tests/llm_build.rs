@@ -1,23 +1,18 @@
-//! The LLM layer end to end against a real HTTP server on 127.0.0.1 (the test responder in
-//! `support/`, replying from `fixtures/llm/`): gates, cache hits on rebuild, retries on 429
-//! and 5xx, timeouts, malformed JSON, budget cuts, an unreachable endpoint, incremental
-//! rebuilds, completion, and query rewrite.
-
-mod support;
+//! The LLM layer end to end against a real HTTP server on 127.0.0.1 (the test responder of
+//! `gos_llm::testing`, replying from `fixtures/llm/`): gates, cache hits on rebuild, retries
+//! on 429 and 5xx, timeouts, malformed JSON, budget cuts, an unreachable endpoint, incremental
+//! rebuilds, and completion. Query rewrite is tested in gos-llm (`tests/rewrite.rs`).
 
 use gos_build::build::NoProgress;
 use gos_build::llm::LlmOptions;
-use gos_build::llm::cache::LlmCache;
-use gos_build::llm::client::{ChatClient, ClientConfig};
-use gos_build::llm::rewrite::{RewriteSource, rewrite_query};
-use gos_build::llm::service::LlmService;
 use gos_build::relate::RelateOptions;
 use gos_build::{BuildOptions, BuildReport, build_workspace_with};
 use gos_core::graph::GraphFile;
 use gos_core::{EdgeProvenance, Manifest, Provenance};
+use gos_llm::client::ClientConfig;
+use gos_llm::testing::{Fault, Responder};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use support::responder::{Fault, Responder};
 
 const MODEL: &str = "fixture-model";
 const KEY: &str = "sk-test-secret-never-written";
@@ -371,26 +366,4 @@ fn completion_fills_only_empty_fields_and_creates_no_edges() {
     let plain = tmp.path().join("plain");
     build(&lab(), &plain, None);
     assert!(read(&ws, "graph.json") == read(&plain, "graph.json"));
-}
-
-#[test]
-fn query_rewrite_goes_through_the_client_and_the_cache() {
-    let r = responder();
-    let tmp = tempfile::tempdir().unwrap();
-    let service = |offline: bool| {
-        let cache = LlmCache::open(&tmp.path().join("cache.jsonl"), None).unwrap();
-        let client = (!offline).then(|| ChatClient::new(client(r.base_url())).unwrap());
-        LlmService::new(client, MODEL.into(), cache, 1, None)
-    };
-    let task = "Plot the monthly sales in sales.csv as a bar chart";
-    let first = rewrite_query(Some(&service(false)), task);
-    assert_eq!(first.source, RewriteSource::Llm { cached: false });
-    assert_eq!(first.schema.goal, "Draw a bar chart from a CSV table");
-    assert!(first.text.ends_with(task) && first.text.contains("\ndataframe\n"));
-    let second = rewrite_query(Some(&service(true)), task);
-    assert_eq!(second.source, RewriteSource::Llm { cached: true });
-    assert_eq!(r.requests(), 1);
-    let other = rewrite_query(Some(&service(true)), "another task");
-    assert!(matches!(other.source, RewriteSource::Fallback { .. }));
-    assert_eq!(other.text, "another task");
 }

@@ -1,15 +1,15 @@
 //! Command-line flags of the LLM layer, shared by `gos build` and `gos retrieve`, and their
-//! translation into `gos_build::llm` options. The API key is read from `GOS_LLM_API_KEY` only
-//! (never a flag, so it does not land in shell history or process lists) and never printed.
+//! mapping onto [`gos_llm::LlmConfig`] (which assembles the service) and
+//! [`gos_build::llm::LlmOptions`]. The API key is read from `GOS_LLM_API_KEY` only (never a
+//! flag, so it does not land in shell history or process lists) and never printed.
 
-use anyhow::{Context, Result};
-use gos_build::llm::LlmOptions;
-use gos_build::llm::cache::LlmCache;
-use gos_build::llm::client::{ChatClient, ClientConfig};
+use anyhow::Result;
 use gos_build::llm::gates::GateOptions;
-use gos_build::llm::service::LlmService;
+use gos_build::llm::{DEFAULT_CONCURRENCY, DEFAULT_POOL_K, LlmOptions};
+use gos_llm::cache::CACHE_FILE;
+use gos_llm::config::{DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, api_key_from_env};
+use gos_llm::{LlmConfig, LlmError, LlmService};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Endpoint flags (any OpenAI-compatible chat completions server; see docs/llm.md).
 #[derive(Debug, Clone, clap::Args)]
@@ -25,10 +25,10 @@ pub struct LlmArgs {
     #[arg(long, value_name = "PATH")]
     pub llm_cache: Option<PathBuf>,
     /// Seconds before one HTTP attempt times out.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT_S)]
     pub llm_timeout_s: f64,
     /// Extra attempts on 429, 5xx, timeouts and connection errors (exponential backoff).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = DEFAULT_RETRIES)]
     pub llm_retries: u32,
 }
 
@@ -39,7 +39,7 @@ pub struct LlmBuildArgs {
     #[arg(long)]
     pub offline: bool,
     /// Most LLM requests in flight.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = DEFAULT_CONCURRENCY)]
     pub llm_concurrency: usize,
     /// Most HTTP requests this build may send (cache hits are free); the rest are skipped.
     #[arg(long)]
@@ -48,48 +48,45 @@ pub struct LlmBuildArgs {
     #[arg(long)]
     pub llm_complete: bool,
     /// Candidate pool size k per focus skill for relation validation.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = DEFAULT_POOL_K)]
     pub llm_pool_k: usize,
     /// Least confidence of an accepted relation, in [0, 1].
     #[arg(long, default_value_t = 0.6)]
     pub llm_min_confidence: f64,
 }
 
-fn client_config(a: &LlmArgs, base_url: &str, model: &str) -> Result<ClientConfig> {
-    anyhow::ensure!(
-        a.llm_timeout_s > 0.0 && a.llm_timeout_s.is_finite(),
-        "--llm-timeout-s must be positive, got {}",
-        a.llm_timeout_s
-    );
-    anyhow::ensure!(
-        base_url.starts_with("http://") || base_url.starts_with("https://"),
-        "--llm-base-url must start with http:// or https://, got {base_url}"
-    );
-    Ok(ClientConfig {
-        base_url: base_url.to_string(),
-        model: model.to_string(),
-        api_key: std::env::var("GOS_LLM_API_KEY")
-            .ok()
-            .filter(|k| !k.is_empty()),
-        timeout: Duration::from_secs_f64(a.llm_timeout_s),
+/// The library configuration of the endpoint flags (`offline` from `gos build --offline`).
+fn config(a: &LlmArgs, offline: bool) -> LlmConfig {
+    LlmConfig {
+        base_url: a.llm_base_url.clone(),
+        model: a.llm_model.clone(),
+        api_key: api_key_from_env(),
+        cache: a.llm_cache.clone(),
+        timeout_s: a.llm_timeout_s,
         max_retries: a.llm_retries,
-        backoff_base: Duration::from_millis(500),
-    })
+        offline,
+    }
 }
 
-fn model(a: &LlmArgs) -> Result<String> {
-    a.llm_model
-        .clone()
-        .filter(|m| !m.trim().is_empty())
-        .context(
-            "an LLM endpoint or --offline needs a model id: pass --llm-model or set GOS_LLM_MODEL",
-        )
+/// `e` worded with the flags that set the value at fault.
+fn flag_error(e: LlmError) -> anyhow::Error {
+    match e {
+        LlmError::MissingModel => anyhow::anyhow!(
+            "an LLM endpoint or --offline needs a model id: pass --llm-model or set GOS_LLM_MODEL"
+        ),
+        LlmError::BadTimeout(t) => anyhow::anyhow!("--llm-timeout-s must be positive, got {t}"),
+        LlmError::BadBaseUrl(url) => {
+            anyhow::anyhow!("--llm-base-url must start with http:// or https://, got {url}")
+        }
+        other => other.into(),
+    }
 }
 
 /// LLM options of a build: `None` (deterministic build) when neither an endpoint nor
 /// `--offline` is given.
 pub fn build_options(a: &LlmArgs, b: &LlmBuildArgs) -> Result<Option<LlmOptions>> {
-    if a.llm_base_url.is_none() && !b.offline {
+    let cfg = config(a, b.offline);
+    if !cfg.is_configured() {
         return Ok(None);
     }
     anyhow::ensure!(
@@ -102,13 +99,9 @@ pub fn build_options(a: &LlmArgs, b: &LlmBuildArgs) -> Result<Option<LlmOptions>
         "--llm-min-confidence must be in [0, 1], got {}",
         b.llm_min_confidence
     );
-    let model = model(a)?;
-    let client = match (&a.llm_base_url, b.offline) {
-        (Some(url), false) => Some(client_config(a, url, &model)?),
-        _ => None,
+    let Some(mut o) = LlmOptions::from_config(&cfg).map_err(flag_error)? else {
+        return Ok(None);
     };
-    let mut o = LlmOptions::new(&model, client);
-    o.cache_path = a.llm_cache.clone();
     o.concurrency = b.llm_concurrency;
     o.max_requests = b.llm_max_requests;
     o.complete = b.llm_complete;
@@ -123,16 +116,7 @@ pub fn build_options(a: &LlmArgs, b: &LlmBuildArgs) -> Result<Option<LlmOptions>
 /// The service of a query rewrite: `None` without an endpoint. The cache is `--llm-cache`
 /// or the workspace's `llm-cache.jsonl`.
 pub fn rewrite_service(a: &LlmArgs, workspace: &Path) -> Result<Option<LlmService>> {
-    let Some(url) = &a.llm_base_url else {
-        return Ok(None);
-    };
-    let model = model(a)?;
-    let cfg = client_config(a, url, &model)?;
-    let path = a
-        .llm_cache
-        .clone()
-        .unwrap_or_else(|| workspace.join(gos_build::llm::CACHE_FILE));
-    let cache = LlmCache::open(&path, None)?;
-    let client = ChatClient::new(cfg)?;
-    Ok(Some(LlmService::new(Some(client), model, cache, 1, None)))
+    config(a, false)
+        .service(&workspace.join(CACHE_FILE))
+        .map_err(flag_error)
 }

@@ -65,8 +65,8 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
     let rewrite = if args.rewrite {
         let service = crate::llm_args::rewrite_service(&args.llm, &args.workspace)?;
-        let rw = gos_build::llm::rewrite::rewrite_query(service.as_ref(), &query);
-        if let gos_build::llm::rewrite::RewriteSource::Fallback { reason } = &rw.source {
+        let rw = gos_llm::rewrite::rewrite_query(service.as_ref(), &query);
+        if let gos_llm::rewrite::RewriteSource::Fallback { reason } = &rw.source {
             eprintln!("rewrite: using the task text as is ({reason})");
         }
         Some(rw)

@@ -1,11 +1,8 @@
 //! `gos build` and `gos retrieve --rewrite` with an LLM endpoint: the OpenAI-compatible test
-//! responder of gos-build (a real HTTP server on 127.0.0.1) replying from `fixtures/llm/`.
+//! responder of gos-llm (`gos_llm::testing`, a real HTTP server on 127.0.0.1) replying from
+//! `fixtures/llm/`.
 
-#[allow(dead_code)]
-#[path = "../../gos-build/tests/support/responder.rs"]
-mod responder;
-
-use responder::Responder;
+use gos_llm::testing::Responder;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,7 +3,10 @@
 //! break), control characters, and a last-resort key-by-key extraction. Each repair returns
 //! the repaired text and notes of what it changed.
 
-use super::*;
+use super::value::{key_string, load, yaml_to_json};
+use serde_json::Value as Json;
+use serde_norway::Value as Yaml;
+use std::collections::BTreeMap;
 
 /// Replace tabs in the leading whitespace of each line by two spaces.
 pub(super) fn fix_tabs(src: &str) -> Option<(String, Vec<String>)> {

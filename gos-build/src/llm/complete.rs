@@ -10,11 +10,11 @@
 //! the deterministic relation pass, and its values reach the graph only through the
 //! validator's prompts and gates.
 
-use super::prompts::completion_prompt;
-use super::service::{Failure, LlmService};
 use crate::artifacts::explicit_item_types;
 use crate::normalize::Normalized;
 use gos_core::{Field, Provenance};
+use gos_llm::prompts::completion_prompt;
+use gos_llm::service::{Failure, LlmService};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -8,7 +8,7 @@
 //! *enters* the pool of a clean skill `f` when `f` is among `x`'s provider neighbours and the
 //! fresh pool of `f` contains a changed skill; such an `f` is revalidated. The cost is one
 //! fresh pool per changed skill plus one per provider neighbour of it, proportional to the
-//! change ([P]: incremental indexing is O(|V_new| x N) in the reference, less here because the
+//! change (\[P\]: incremental indexing is O(|V_new| x N) in the reference, less here because the
 //! neighbours come from indexes). Neighbourhood is taken as roughly symmetric (lexical and I/O
 //! neighbours are), which is the approximation this relies on.
 

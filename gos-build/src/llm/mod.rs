@@ -9,38 +9,38 @@
 //! 3. [`incremental`]: reuse the previous build's pools where nothing changed;
 //! 4. [`validate`]: one request per focus skill, [`gates`], `llm` edges.
 //!
-//! Every request goes through [`service::LlmService`]: cache first ([`cache`]), then the
-//! [`client`] within the request budget and concurrency limit. Nothing here fails the build:
-//! a failed request leaves its node with deterministic edges and is listed in the report.
-//! [`rewrite`] serves `gos retrieve --rewrite` with the same service.
+//! Every request goes through a [`gos_llm::LlmService`]: cache first, then the chat client
+//! within the request budget and concurrency limit (the client, cache, prompts and service
+//! live in gos-llm). Nothing here fails the build: a failed request leaves its node with
+//! deterministic edges and is listed in the report.
 
-pub mod cache;
-pub mod client;
 pub mod complete;
 pub mod gates;
 pub mod incremental;
 pub mod pools;
-pub mod prompts;
-pub mod rewrite;
-pub mod service;
 pub mod validate;
 
-use crate::build::BuildProgress;
 use crate::normalize::Normalized;
-use cache::LlmCache;
-use client::{ChatClient, ClientConfig};
+use crate::progress::BuildProgress;
 use gates::{GateContext, GateOptions};
 use gos_core::lexical::LexicalIndex;
 use gos_core::{SkillGraph, SkillNode};
+use gos_llm::cache::LlmCache;
+use gos_llm::client::{ChatClient, ClientConfig};
+use gos_llm::prompts;
+use gos_llm::{LlmConfig, LlmError, LlmService, RequestStats};
 use incremental::{POOLS_FILE, PoolsFile, plan_pools};
 use pools::{IoNeighbours, LexicalNeighbours, PoolProvider};
 use serde::Serialize;
-use service::{LlmService, RequestStats};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// File name of the default cache in a workspace.
-pub const CACHE_FILE: &str = "llm-cache.jsonl";
+/// File name of the default cache in a workspace (defined by [`gos_llm::cache`]).
+pub use gos_llm::cache::CACHE_FILE;
+/// Default of [`LlmOptions::concurrency`].
+pub const DEFAULT_CONCURRENCY: usize = 4;
+/// Default of [`LlmOptions::pool_k`] (reference `LINK_TOP_K`).
+pub const DEFAULT_POOL_K: usize = 8;
 /// Most skipped entries listed in the report (the total is always given).
 const MAX_SKIPPED_LISTED: usize = 200;
 
@@ -54,7 +54,7 @@ pub struct LlmOptions {
     /// Cache file shared between workspaces; `None` keeps it in the workspace
     /// (`llm-cache.jsonl`, carried over from the previous build).
     pub cache_path: Option<PathBuf>,
-    /// Most requests in flight (at least 1; default 4).
+    /// Most requests in flight (at least 1; default [`DEFAULT_CONCURRENCY`]).
     pub concurrency: usize,
     /// Most HTTP requests this build may send (retries not counted); `None` = no limit.
     pub max_requests: Option<u64>,
@@ -62,7 +62,7 @@ pub struct LlmOptions {
     pub complete: bool,
     /// Run relation validation (default true).
     pub validate: bool,
-    /// Pool size k (default 8, reference `LINK_TOP_K`).
+    /// Pool size k (default [`DEFAULT_POOL_K`]).
     pub pool_k: usize,
     /// Gate thresholds.
     pub gates: GateOptions,
@@ -75,13 +75,29 @@ impl LlmOptions {
             client,
             model: model.to_string(),
             cache_path: None,
-            concurrency: 4,
+            concurrency: DEFAULT_CONCURRENCY,
             max_requests: None,
             complete: false,
             validate: true,
-            pool_k: 8,
+            pool_k: DEFAULT_POOL_K,
             gates: GateOptions::default(),
         }
+    }
+
+    /// Options of the endpoint, model and cache of `config`, other settings at their defaults;
+    /// `None` (a deterministic build) when `config` names neither an endpoint nor offline use.
+    ///
+    /// # Errors
+    /// [`LlmError`] when the model is missing or the endpoint settings are invalid
+    /// ([`LlmConfig::client_config`]).
+    pub fn from_config(config: &LlmConfig) -> Result<Option<Self>, LlmError> {
+        if !config.is_configured() {
+            return Ok(None);
+        }
+        let model = config.model()?;
+        let mut o = LlmOptions::new(&model, config.client_config()?);
+        o.cache_path = config.cache.clone();
+        Ok(Some(o))
     }
 }
 

@@ -6,9 +6,9 @@
 //! in, so the graph does not depend on thread timing.
 
 use super::gates::{GateContext, empty_rejections, parse_relations, relation_weight};
-use super::prompts::validation_prompt;
-use super::service::LlmService;
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph, SkillNode};
+use gos_llm::prompts::validation_prompt;
+use gos_llm::service::LlmService;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

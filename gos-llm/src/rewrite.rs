@@ -8,8 +8,8 @@
 //! keyword, then the original task text, so no term of the task is lost (the reference merges
 //! the task's own tokens into the keywords for the same reason, reference notes §2.1).
 
-use super::prompts::rewrite_prompt;
-use super::service::LlmService;
+use crate::prompts::rewrite_prompt;
+use crate::service::LlmService;
 use serde::Serialize;
 
 /// The retrieval schema of a task.
@@ -118,10 +118,9 @@ pub fn rewrite_query(service: Option<&LlmService>, task: &str) -> Rewrite {
     let Some(service) = service else {
         return fallback(task, "no LLM endpoint configured".into());
     };
-    let answer = service
-        .run_batch(&[rewrite_prompt(task)], &|| {})
-        .pop()
-        .expect("one answer");
+    let Some(answer) = service.run_batch(&[rewrite_prompt(task)], &|| {}).pop() else {
+        return fallback(task, "the service returned no answer".into());
+    };
     match answer {
         Ok(a) => match QuerySchema::from_reply(&a.json) {
             Some(schema) => Rewrite {

@@ -6,7 +6,7 @@
 //! (reference notes §1.12, §2.1); the wording is ours. Skills are named by their id in square
 //! brackets (ids are unique, frontmatter names are not), and the reply must use those ids.
 
-use super::service::Prompt;
+use crate::service::Prompt;
 use gos_core::SkillNode;
 
 /// Relation validation template id.

@@ -1,8 +1,11 @@
 //! A small OpenAI-compatible chat completions server for tests: HTTP/1.1 on 127.0.0.1, one
 //! thread per connection, `Connection: close`, replying from fixture files.
 //!
+//! Compiled only with the `test-support` cargo feature (a dev-dependency of gos-llm, gos-build
+//! and gos-cli); it is no part of the library a user links.
+//!
 //! Reply selection, by the first line of the user message (the prompt headers of
-//! `gos_build::llm::prompts`):
+//! [`crate::prompts`]):
 //!
 //! - `Focus skill:` (relation validation): `validate/<focus id with / as __>.json`, else
 //!   `validate/_default.json`;
@@ -17,6 +20,7 @@
 //! Faults: [`Fault`]s queued with [`Responder::push_faults`] are applied to the next requests,
 //! one per request, before normal replies resume.
 
+use crate::prompts::{COMPLETE_HEADER, VALIDATE_HEADER};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -199,8 +203,8 @@ fn reply_for(s: &Shared, req: &serde_json::Value) -> String {
     let header = lines.next().unwrap_or("");
     let ids: Vec<String> = user.lines().filter_map(bracket_id).collect();
     let (dir, focus) = match header {
-        "Focus skill:" => ("validate", ids.first().cloned()),
-        "Skill to complete:" => ("complete", ids.first().cloned()),
+        VALIDATE_HEADER => ("validate", ids.first().cloned()),
+        COMPLETE_HEADER => ("complete", ids.first().cloned()),
         _ => ("rewrite", None),
     };
     let dir = s.fixtures.join(dir);

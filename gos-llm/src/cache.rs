@@ -9,13 +9,16 @@
 //! Lines that do not parse are ignored (counted in [`LlmCache::bad_lines`]); a later line with
 //! the same key replaces an earlier one.
 
-use super::client::{Message, Usage};
+use crate::client::{Message, Usage};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// File name of the default cache in a workspace.
+pub const CACHE_FILE: &str = "llm-cache.jsonl";
 
 /// Request parameters that are part of every key (temperature 0, JSON mode).
 pub const PARAMS: &str = "temperature=0;response_format=json_object";
@@ -108,6 +111,16 @@ fn read_entries(path: &Path) -> Result<(Vec<CacheEntry>, usize), CacheError> {
     Ok((out, bad))
 }
 
+/// The guarded value, also after a panic elsewhere poisoned the lock.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One JSON line of `entry`.
+fn entry_line(entry: &CacheEntry) -> std::io::Result<String> {
+    serde_json::to_string(entry).map_err(std::io::Error::other)
+}
+
 impl LlmCache {
     /// Open the cache written at `path`, first loading `path` itself and then, when given and
     /// different, `seed` (the previous workspace's cache: its entries are copied into `path`
@@ -143,7 +156,10 @@ impl LlmCache {
         }
         for e in copied {
             if !map.contains_key(&e.key) {
-                let line = serde_json::to_string(&e).expect("entry serializes");
+                let line = entry_line(&e).map_err(|source| CacheError {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
                 writeln!(file, "{line}").map_err(|source| CacheError {
                     path: path.to_path_buf(),
                     source,
@@ -177,7 +193,7 @@ impl LlmCache {
 
     /// Entries now.
     pub fn len(&self) -> usize {
-        self.entries.lock().expect("cache lock").len()
+        lock(&self.entries).len()
     }
 
     /// Whether the cache is empty.
@@ -187,7 +203,7 @@ impl LlmCache {
 
     /// The entry of `key`, if any.
     pub fn get(&self, key: &str) -> Option<CacheEntry> {
-        self.entries.lock().expect("cache lock").get(key).cloned()
+        lock(&self.entries).get(key).cloned()
     }
 
     /// Store `entry` and append it to the file.
@@ -195,12 +211,12 @@ impl LlmCache {
     /// # Errors
     /// [`CacheError`] when the line cannot be written (the entry stays in memory).
     pub fn insert(&self, entry: CacheEntry) -> Result<(), CacheError> {
-        let line = serde_json::to_string(&entry).expect("entry serializes");
-        self.entries
-            .lock()
-            .expect("cache lock")
-            .insert(entry.key.clone(), entry);
-        let mut f = self.file.lock().expect("cache file lock");
+        let line = entry_line(&entry).map_err(|source| CacheError {
+            path: self.path.clone(),
+            source,
+        })?;
+        lock(&self.entries).insert(entry.key.clone(), entry);
+        let mut f = lock(&self.file);
         writeln!(f, "{line}")
             .and_then(|_| f.flush())
             .map_err(|source| CacheError {

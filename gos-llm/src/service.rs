@@ -7,12 +7,12 @@
 //! at most `concurrency` worker threads. A reply counts only when its content is a JSON
 //! object (a Markdown code fence around it is removed); only such replies are cached.
 
-use super::cache::{CacheEntry, LlmCache, cache_key, prompt_hash};
-use super::client::{ChatClient, ClientError, Message};
+use crate::cache::{CacheEntry, LlmCache, cache_key, prompt_hash};
+use crate::client::{ChatClient, ClientError, Message};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A rendered prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +62,9 @@ pub enum Failure {
     /// The reply's content is not a JSON object.
     #[error("malformed JSON reply: {0}")]
     Malformed(String),
+    /// No result was recorded for the prompt (a worker stopped before answering it).
+    #[error("no reply was recorded for this prompt")]
+    Unanswered,
 }
 
 impl Failure {
@@ -72,6 +75,7 @@ impl Failure {
             Failure::Budget => "budget",
             Failure::Client(e) => e.kind(),
             Failure::Malformed(_) => "malformed_json",
+            Failure::Unanswered => "unanswered",
         }
     }
 }
@@ -103,7 +107,7 @@ pub struct RequestStats {
     /// Completion tokens of fresh calls.
     pub completion_tokens: u64,
     /// Failed prompts by kind (`timeout`, `unreachable`, `http_429`, `http_5xx`, `http_4xx`,
-    /// `bad_reply`, `malformed_json`, `budget`, `offline_miss`).
+    /// `bad_reply`, `malformed_json`, `budget`, `offline_miss`, `unanswered`).
     pub failures: BTreeMap<String, u64>,
     /// Request budget (`--llm-max-requests`), if any.
     pub budget: Option<u64>,
@@ -122,6 +126,12 @@ pub struct LlmService {
     budget: Option<u64>,
     spent: AtomicU64,
     stats: Mutex<RequestStats>,
+}
+
+/// The guarded value, also after a panic elsewhere poisoned the lock (counters and results stay
+/// usable: every update is a single step).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Parse a reply's content as a JSON object, removing a surrounding Markdown code fence.
@@ -184,14 +194,11 @@ impl LlmService {
 
     /// Counters so far.
     pub fn stats(&self) -> RequestStats {
-        self.stats.lock().expect("stats lock").clone()
+        lock(&self.stats).clone()
     }
 
     fn fail(&self, f: &Failure) {
-        *self
-            .stats
-            .lock()
-            .expect("stats lock")
+        *lock(&self.stats)
             .failures
             .entry(f.kind().to_string())
             .or_insert(0) += 1;
@@ -213,7 +220,7 @@ impl LlmService {
             if let Some(e) = self.cache.get(&keys[i])
                 && let Ok(json) = parse_json_object(&e.content)
             {
-                self.stats.lock().expect("stats lock").cache_hits += 1;
+                lock(&self.stats).cache_hits += 1;
                 out[i] = Some(Ok(Answer {
                     json,
                     cached: true,
@@ -254,18 +261,24 @@ impl LlmService {
                             let j = next.fetch_add(1, Ordering::SeqCst);
                             let Some(&i) = to_send.get(j) else { break };
                             let r = self.send(client, &prompts[i], &keys[i], i as u64);
-                            results.lock().expect("results lock").push((i, r));
+                            lock(&results).push((i, r));
                             on_done();
                         }
                     });
                 }
             });
-            for (i, r) in results.into_inner().expect("results lock") {
+            for (i, r) in results.into_inner().unwrap_or_else(PoisonError::into_inner) {
                 out[i] = Some(r);
             }
         }
         out.into_iter()
-            .map(|r| r.expect("every prompt answered"))
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    let f = Failure::Unanswered;
+                    self.fail(&f);
+                    Err(f)
+                })
+            })
             .collect()
     }
 
@@ -276,7 +289,7 @@ impl LlmService {
         key: &str,
         salt: u64,
     ) -> Result<Answer, Failure> {
-        self.stats.lock().expect("stats lock").calls += 1;
+        lock(&self.stats).calls += 1;
         let reply = match client.chat(&prompt.messages, salt) {
             Ok(r) => r,
             Err(e) => {
@@ -286,14 +299,14 @@ impl LlmService {
                     | ClientError::Status { attempts, .. } => *attempts,
                     ClientError::BadReply { .. } => 1,
                 };
-                self.stats.lock().expect("stats lock").retries += attempts.saturating_sub(1) as u64;
+                lock(&self.stats).retries += attempts.saturating_sub(1) as u64;
                 let f = Failure::Client(e);
                 self.fail(&f);
                 return Err(f);
             }
         };
         {
-            let mut st = self.stats.lock().expect("stats lock");
+            let mut st = lock(&self.stats);
             st.retries += reply.attempts.saturating_sub(1) as u64;
             st.prompt_tokens += reply.usage.prompt_tokens;
             st.completion_tokens += reply.usage.completion_tokens;
@@ -306,7 +319,7 @@ impl LlmService {
                 return Err(f);
             }
         };
-        self.stats.lock().expect("stats lock").calls_ok += 1;
+        lock(&self.stats).calls_ok += 1;
         let hash = prompt.hash();
         let entry = CacheEntry {
             key: key.to_string(),

@@ -1,3 +1,0 @@
-//! Test support: the OpenAI-compatible responder.
-#![allow(dead_code)]
-pub mod responder;
