@@ -1,7 +1,6 @@
 //! Every flag of `gos`, in one place. Defaults come from the libraries' constants; option
 //! enums are the libraries' own types (`clap::ValueEnum`), so `--help` lists their values.
 
-use crate::llm_args;
 use clap::{Parser, Subcommand};
 use gos_core::RetrievalMode;
 use gos_core::dense::TextView;
@@ -142,10 +141,10 @@ pub struct BuildArgs {
     pub quiet: bool,
     /// LLM endpoint.
     #[command(flatten)]
-    pub llm: llm_args::LlmArgs,
+    pub llm: LlmArgs,
     /// LLM build stages.
     #[command(flatten)]
-    pub llm_build: llm_args::LlmBuildArgs,
+    pub llm_build: LlmBuildArgs,
 }
 
 /// Arguments of `gos retrieve`.
@@ -199,7 +198,7 @@ pub struct RetrieveArgs {
     pub rewrite: bool,
     /// LLM endpoint (for --rewrite).
     #[command(flatten)]
-    pub llm: llm_args::LlmArgs,
+    pub llm: LlmArgs,
     /// Task text; `-` reads it from stdin.
     pub query: String,
 }
@@ -325,6 +324,50 @@ pub struct CrossEncoderArgs {
     /// (cuda needs a build with `--features cuda`).
     #[arg(long, default_value = "cpu", value_parser = device)]
     pub device: String,
+}
+
+/// Endpoint flags (any OpenAI-compatible chat completions server; see docs/llm.md).
+#[derive(Debug, Clone, clap::Args)]
+pub struct LlmArgs {
+    /// Base URL of an OpenAI-compatible API, ending before /chat/completions
+    /// (e.g. https://api.openai.com/v1, http://127.0.0.1:8000/v1). Key: GOS_LLM_API_KEY.
+    #[arg(long, env = "GOS_LLM_BASE_URL")]
+    pub llm_base_url: Option<String>,
+    /// Model id sent to the endpoint; part of every cache key.
+    #[arg(long, env = "GOS_LLM_MODEL")]
+    pub llm_model: Option<String>,
+    /// Response cache file shared between workspaces (default: WORKSPACE/llm-cache.jsonl).
+    #[arg(long, value_name = "PATH")]
+    pub llm_cache: Option<PathBuf>,
+    /// Seconds before one HTTP attempt times out.
+    #[arg(long, default_value_t = gos_llm::config::DEFAULT_TIMEOUT_S, value_parser = finite)]
+    pub llm_timeout_s: f64,
+    /// Extra attempts on 429, 5xx, timeouts and connection errors (exponential backoff).
+    #[arg(long, default_value_t = gos_llm::config::DEFAULT_RETRIES)]
+    pub llm_retries: u32,
+}
+
+/// Build-only LLM flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LlmBuildArgs {
+    /// Use only the response cache: no HTTP; uncached prompts are skipped and reported.
+    #[arg(long)]
+    pub offline: bool,
+    /// Most LLM requests in flight.
+    #[arg(long, default_value_t = gos_build::llm::DEFAULT_CONCURRENCY, value_parser = at_least_one)]
+    pub llm_concurrency: usize,
+    /// Most HTTP requests this build may send (cache hits are free); the rest are skipped.
+    #[arg(long)]
+    pub llm_max_requests: Option<u64>,
+    /// Also fill empty retrieval fields of nodes (semantic completion, provenance inferred).
+    #[arg(long)]
+    pub llm_complete: bool,
+    /// Candidate pool size k per focus skill for relation validation.
+    #[arg(long, default_value_t = gos_build::llm::DEFAULT_POOL_K, value_parser = at_least_one)]
+    pub llm_pool_k: usize,
+    /// Least confidence of an accepted relation, in [0, 1].
+    #[arg(long, default_value_t = gos_build::llm::gates::GateOptions::default().min_confidence, value_parser = unit_interval)]
+    pub llm_min_confidence: f64,
 }
 
 #[cfg(test)]

@@ -53,7 +53,11 @@ fn build(ws: &Path, model: Option<&Path>) {
         cmd.arg("--model-dir").arg(m);
     }
     let out = cmd.arg(repo().join("fixtures/library")).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The CLI's bundle and the library's for every query, compared field by field.
@@ -67,13 +71,22 @@ fn assert_same_bundles(ws_dir: &Path, expected_source: &str) {
             .arg(query)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let lib = retriever.retrieve(query, &RetrieveOptions::default()).unwrap();
+        let lib = retriever
+            .retrieve(query, &RetrieveOptions::default())
+            .unwrap();
         assert_eq!(cli["seed_source"], expected_source);
         assert_eq!(lib.source.as_str(), expected_source);
         assert_eq!(cli["status"], lib.bundle.status.as_str());
-        assert_eq!(cli["rendered_context"], lib.bundle.rendered_context.as_str());
+        assert_eq!(
+            cli["rendered_context"],
+            lib.bundle.rendered_context.as_str()
+        );
         let cli_skills = cli["skills"].as_array().unwrap();
         assert_eq!(cli_skills.len(), lib.bundle.skills.len(), "{query}");
         assert!(!cli_skills.is_empty(), "{query}: empty bundle");
