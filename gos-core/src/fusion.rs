@@ -11,13 +11,18 @@
 //! Scores are `f64` inside and `f32` where a first-stage list stores them.
 
 use std::collections::HashMap;
+use std::ops::{Div, Sub};
 
 /// `value` min-max normalized into `[0, 1]` against `min` and `max` of its list; 1 when the
-/// list has a single value (`max <= min`).
-pub fn min_max(value: f64, min: f64, max: f64) -> f64 {
+/// list has a single value (`max <= min`). Computed in the precision of `T` (cosines are `f32`
+/// as stored, fused scores `f64`), then widened.
+pub fn min_max<T>(value: T, min: T, max: T) -> f64
+where
+    T: Copy + Default + PartialOrd + Sub<Output = T> + Div<Output = T> + Into<f64>,
+{
     let span = max - min;
-    if span > 0.0 {
-        (value - min) / span
+    if span > T::default() {
+        ((value - min) / span).into()
     } else {
         1.0
     }
@@ -160,6 +165,9 @@ mod tests {
     fn min_max_of_a_single_value_is_one() {
         assert_eq!(min_max(0.4, 0.4, 0.4), 1.0);
         assert!((min_max(0.5, 0.0, 2.0) - 0.25).abs() < 1e-15);
+        // f32 inputs are normalized in f32, as the stored cosines are.
+        let (v, lo, hi) = (0.7f32, 0.3f32, 0.9f32);
+        assert_eq!(min_max(v, lo, hi), ((v - lo) / (hi - lo)) as f64);
     }
 
     #[test]

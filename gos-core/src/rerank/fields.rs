@@ -49,7 +49,7 @@ impl Reranker for FieldEvidence<'_> {
                 lexical: (c.bm25_score.unwrap_or(0.0) as f64, max_bm25),
                 dense: c
                     .dense_score
-                    .map_or(0.0, |d| min_max(d as f64, dmin as f64, dmax as f64)),
+                    .map_or(0.0, |d| min_max(d, dmin, dmax)),
                 name: name_coverage(&self.name_tokens[c.node], &ctx.query.terms),
             };
             c.score = final_score(&self.weights, &evidence);
