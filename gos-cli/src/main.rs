@@ -5,8 +5,6 @@
 mod build_cmd;
 mod encoder_arg;
 mod eval_cmd;
-mod eval_plots;
-mod eval_report;
 mod llm_args;
 mod progress;
 mod rerank_args;
@@ -202,7 +200,7 @@ struct EvalArgs {
     /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
     /// no-graph; seeds lexical, dense, hybrid; reranker cross-encoder (needs
     /// --reranker-dir). Intervals compare each arm with the first reverse arm.
-    #[arg(long, default_value = eval_cmd::DEFAULT_ARMS)]
+    #[arg(long, default_value = gos_eval::DEFAULT_ARMS)]
     arms: String,
     #[command(flatten)]
     dense: encoder_arg::DenseArgs,
@@ -212,10 +210,10 @@ struct EvalArgs {
     #[arg(long, default_value = "exact")]
     ppr: String,
     /// Bootstrap resamples.
-    #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
+    #[arg(long, default_value_t = gos_eval::bootstrap::DEFAULT_RESAMPLES)]
     resamples: usize,
     /// Bootstrap seed (recorded in the report).
-    #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_SEED)]
+    #[arg(long, default_value_t = gos_eval::bootstrap::DEFAULT_SEED)]
     seed: u64,
     /// Print report.json's `arms` and `ci` as one JSON object on stdout.
     #[arg(long)]

@@ -14,7 +14,6 @@
 //!
 //! The crate has no network code. Errors are typed ([`Error`]).
 
-pub mod bootstrap;
 pub mod cross_encoder;
 pub mod dense;
 pub mod device;
@@ -23,7 +22,6 @@ pub mod graph;
 pub mod hydrate;
 pub mod lexical;
 pub mod manifest;
-pub mod metrics;
 mod model_dir;
 
 pub mod ppr;
