@@ -27,7 +27,7 @@ pub struct EvalConfig {
 /// as in [`run_arms`].
 ///
 /// # Errors
-/// See [`run_arms`].
+/// [`Error::NoArms`] when `config.arms` is empty; see [`run_arms`].
 pub fn evaluate(
     ws: &Workspace,
     tasks: &[TaskLine],
@@ -36,6 +36,9 @@ pub fn evaluate(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<EvalReport> {
     let arms = &config.arms;
+    if arms.is_empty() {
+        return Err(Error::NoArms);
+    }
     let records = run_arms(ws, tasks, arms, &config.options, models, progress)?;
     let baseline = baseline_index(arms);
     let ci = intervals(

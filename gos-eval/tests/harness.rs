@@ -95,7 +95,10 @@ fn ci(report: &EvalReport, arm: &str, metric: &str) -> (f64, f64, f64) {
 
 fn close(a: (f64, f64, f64), b: (f64, f64, f64)) {
     let near = |x: f64, y: f64| (x - y).abs() < 1e-9;
-    assert!(near(a.0, b.0) && near(a.1, b.1) && near(a.2, b.2), "{a:?} != {b:?}");
+    assert!(
+        near(a.0, b.0) && near(a.1, b.1) && near(a.2, b.2),
+        "{a:?} != {b:?}"
+    );
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! filler skills, plus labelled tasks whose oracle sets are the planted chains.
 //!
 //! Layout of one library (all choices come from a seeded [`SplitMix64`] stream, so a
-//! `(skills, seed)` pair always gives byte-identical output):
+//! `(skills, seed)` pair always gives byte-identical output; `below` rejects a draw only with
+//! probability below `n / 2^64`, so libraries are the same as those of the earlier modulo
+//! draw):
 //!
 //! - **chains** (about 40% of the skills): chains of 2 to 4 steps. Step `j` consumes the
 //!   private artifact type `t_j` of its chain and produces `t_{j+1}`; the head consumes a
