@@ -13,9 +13,9 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use gos_build::build::NoProgress;
 use gos_build::embed::EmbedOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::bootstrap::SplitMix64;
 use gos_core::dense::index::{HnswParams, build_hnsw, exact_search, hnsw_search};
 use gos_core::dense::{SentenceEncoder, TextView, Vectors};
+use gos_core::rng::SplitMix64;
 use gos_core::seed::SeedSource;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::hint::black_box;

@@ -1,7 +1,8 @@
 //! Synthetic graphs for the diffusion benchmarks and the dense-reference comparison.
 
-use crate::synth::{SplitMix64, SynthLibrary};
 use gos_core::ppr::TransitionMatrix;
+use gos_core::rng::SplitMix64;
+use gos_eval::synth::SynthLibrary;
 use std::io::{self, Write};
 use std::path::Path;
 

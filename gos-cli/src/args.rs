@@ -230,7 +230,7 @@ pub struct EvalArgs {
     /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
     /// no-graph; seeds lexical, dense, hybrid; reranker cross-encoder (needs
     /// --reranker-dir). Intervals compare each arm with the first reverse arm.
-    #[arg(long, default_value = crate::eval_cmd::DEFAULT_ARMS)]
+    #[arg(long, default_value = gos_eval::DEFAULT_ARMS)]
     pub arms: String,
     /// Dense and hybrid seeding.
     #[command(flatten)]
@@ -242,10 +242,10 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value_t = PprMethod::Exact)]
     pub ppr: PprMethod,
     /// Bootstrap resamples.
-    #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_RESAMPLES)]
+    #[arg(long, default_value_t = gos_eval::bootstrap::DEFAULT_RESAMPLES)]
     pub resamples: usize,
     /// Bootstrap seed (recorded in the report).
-    #[arg(long, default_value_t = gos_core::bootstrap::DEFAULT_SEED)]
+    #[arg(long, default_value_t = gos_eval::bootstrap::DEFAULT_SEED)]
     pub seed: u64,
     /// Print report.json's `arms` and `ci` as one JSON object on stdout.
     #[arg(long)]

@@ -8,8 +8,6 @@ mod args;
 mod build_cmd;
 mod encoder_arg;
 mod eval_cmd;
-mod eval_plots;
-mod eval_report;
 mod llm_args;
 mod progress;
 mod rerank_args;

@@ -64,7 +64,6 @@
 
 #![warn(missing_docs)]
 
-pub mod bootstrap;
 pub mod cross_encoder;
 pub mod dense;
 pub mod device;
@@ -75,7 +74,6 @@ pub mod graph;
 pub mod hydrate;
 pub mod lexical;
 pub mod manifest;
-pub mod metrics;
 mod model_dir;
 
 pub mod ppr;

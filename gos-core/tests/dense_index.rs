@@ -1,10 +1,10 @@
 //! HNSW (instant-distance) against exact search, and the vectors/HNSW files round trip.
 
-use gos_core::bootstrap::SplitMix64;
 use gos_core::dense::Vectors;
 use gos_core::dense::index::{
     DenseIndex, HnswParams, build_hnsw, exact_search, hnsw_search, read_hnsw, write_hnsw,
 };
+use gos_core::rng::SplitMix64;
 
 /// `n` unit vectors of `dim` Gaussian components (uniform on the sphere), deterministic.
 fn random_unit_vectors(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {

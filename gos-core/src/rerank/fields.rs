@@ -47,9 +47,7 @@ impl Reranker for FieldEvidence<'_> {
             let evidence = Evidence {
                 graph: (c.graph_score, max_graph),
                 lexical: (c.bm25_score.unwrap_or(0.0) as f64, max_bm25),
-                dense: c
-                    .dense_score
-                    .map_or(0.0, |d| min_max(d, dmin, dmax)),
+                dense: c.dense_score.map_or(0.0, |d| min_max(d, dmin, dmax)),
                 name: name_coverage(&self.name_tokens[c.node], &ctx.query.terms),
             };
             c.score = final_score(&self.weights, &evidence);

@@ -479,6 +479,27 @@ impl<'w> Retriever<'w> {
     }
 }
 
+/// The query encoder of `ws`: `None` when the workspace has no skill vectors; otherwise the
+/// sentence encoder loaded from `model_dir` when given, else from the model directory the
+/// workspace recorded at build time, on `device`.
+///
+/// # Errors
+/// [`Error::Model`] when the model directory cannot be loaded (the message names it).
+pub fn load_query_encoder(
+    ws: &Workspace,
+    model_dir: Option<&Path>,
+    device: &candle_core::Device,
+) -> Result<Option<SentenceEncoder>> {
+    let Some(dense) = ws.dense() else {
+        return Ok(None);
+    };
+    let dir = model_dir.map_or_else(
+        || Path::new(&dense.info.model_dir).to_path_buf(),
+        Path::to_path_buf,
+    );
+    SentenceEncoder::load(&dir, device).map(Some)
+}
+
 /// Convenience for tests and tools: the rank (1-based) of `node` in `ranked`.
 pub fn rank_of(ranked: &[RankedSkill], node: usize) -> Option<usize> {
     ranked.iter().position(|r| r.node == node).map(|p| p + 1)

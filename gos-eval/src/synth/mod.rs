@@ -2,8 +2,10 @@
 //! vocabulary ([`vocab`]), with planted prerequisite chains, near-duplicate distractors and
 //! filler skills, plus labelled tasks whose oracle sets are the planted chains.
 //!
-//! Layout of one library (all choices come from a seeded SplitMix64 stream, so a
-//! `(skills, seed)` pair always gives byte-identical output):
+//! Layout of one library (all choices come from a seeded [`SplitMix64`] stream, so a
+//! `(skills, seed)` pair always gives byte-identical output; `below` rejects a draw only with
+//! probability below `n / 2^64`, so libraries are the same as those of the earlier modulo
+//! draw):
 //!
 //! - **chains** (about 40% of the skills): chains of 2 to 4 steps. Step `j` consumes the
 //!   private artifact type `t_j` of its chain and produces `t_{j+1}`; the head consumes a
@@ -24,6 +26,7 @@ mod write;
 
 pub use write::{WriteSummary, write_library};
 
+use gos_core::rng::SplitMix64;
 use serde::Serialize;
 
 /// What to generate.
@@ -45,42 +48,6 @@ impl SynthConfig {
             seed,
             tasks: 200,
         }
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood 2014): small, fast and stable across versions, which
-/// is what determinism for a seed needs.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A stream from `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`; the modulo bias is negligible for the small `n` used).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// A uniformly chosen element of `items` (non-empty).
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
 }
 

@@ -1,12 +1,13 @@
-//! SVG plots of a `gos eval` report (plotters, SVG backend only).
+//! SVG plots of a report (plotters, SVG backend only).
 
-use crate::eval_report::EvalReport;
-use anyhow::{Result, anyhow};
+use crate::error::{Error, Result};
+use crate::report::EvalReport;
+use crate::run::RANKED_DEPTH;
 use plotters::prelude::*;
 use std::path::Path;
 
-/// Largest cut-off of the recall@k curves.
-pub const K_MAX: usize = 50;
+/// Largest cut-off of the recall@k curves: the ranking depth each record keeps.
+const K_MAX: usize = RANKED_DEPTH;
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
@@ -27,12 +28,21 @@ fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
-/// `recall_at_k.svg`: mean recall@k over T+ of the ranked list, k = 1..=50, one line per arm.
+/// The error of a failed drawing, naming the file.
+fn plot_error(path: &Path) -> impl Fn(Box<dyn std::error::Error>) -> Error + '_ {
+    move |e| Error::Plot {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// `recall_at_k.svg`: mean recall@k over T+ of the ranked list, k = 1..=[`RANKED_DEPTH`], one
+/// line per arm.
 ///
 /// # Errors
-/// Drawing or writing the file fails.
+/// [`Error::Plot`]: drawing or writing the file fails.
 pub fn recall_at_k(report: &EvalReport, path: &Path) -> Result<()> {
-    draw_recall_at_k(report, path).map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+    draw_recall_at_k(report, path).map_err(plot_error(path))
 }
 
 fn draw_recall_at_k(report: &EvalReport, path: &Path) -> DrawResult {
@@ -81,9 +91,9 @@ fn draw_recall_at_k(report: &EvalReport, path: &Path) -> DrawResult {
 /// baseline arm, as horizontal bars grouped by task (first task at the top).
 ///
 /// # Errors
-/// Drawing or writing the file fails.
+/// [`Error::Plot`]: drawing or writing the file fails.
 pub fn recall_diff(report: &EvalReport, path: &Path) -> Result<()> {
-    draw_recall_diff(report, path).map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+    draw_recall_diff(report, path).map_err(plot_error(path))
 }
 
 fn draw_recall_diff(report: &EvalReport, path: &Path) -> DrawResult {

@@ -1,133 +1,49 @@
-//! The `gos eval` report: per-task records, per-arm metrics, bootstrap intervals, the failure
-//! analysis, and their rendering as `report.json` and `report.md`.
+//! The report of a run: per-arm metrics, bootstrap intervals, the failure analysis, and their
+//! rendering as `report.json` and `report.md`.
 
-use crate::EvalArgs;
-use crate::eval_cmd::{Arm, LEVEL};
-use gos_core::bootstrap::Interval;
-use gos_core::metrics::{METRICS, PER_TASK_METRICS, TaskScores, recall_at_k, summarize};
-use gos_core::retrieve::Timings;
+use crate::arm::Arm;
+use crate::bootstrap::LEVEL;
+use crate::failure::{FailureClass, failures};
+use crate::metrics::{METRICS, PER_TASK_METRICS, TaskScores, mean, recall_at_k, summarize};
+use crate::run::{Intervals, TaskRecord};
 use gos_core::{RetrieveOptions, Workspace};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::path::PathBuf;
 
-/// One oracle skill of a task.
+/// What `report.json`'s `config` records about a run besides the arms and the retrieval
+/// options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    /// Workspace directory, as given.
+    pub workspace: PathBuf,
+    /// Task file, as given.
+    pub task_file: PathBuf,
+    /// Bootstrap seed.
+    pub seed: u64,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+    /// Cross-encoder settings, recorded when an arm uses the cross-encoder.
+    pub cross_encoder: Option<CrossEncoderInfo>,
+}
+
+/// The cross-encoder settings of a run, as recorded in `report.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OracleRef {
-    /// Package id from `oracle_dirs`.
-    pub dir: String,
-    /// Name from `oracle_skills` (or the last path component of `dir`).
-    pub name: String,
-    /// Workspace node, `None` when the skill is not in the workspace.
-    #[serde(skip)]
-    pub node: Option<usize>,
-}
-
-/// One arm's retrieval of one task.
-#[derive(Debug, Clone)]
-pub struct ArmTask {
-    /// `SKILL_HIT` or `NO_SKILL_HIT`.
-    pub status: &'static str,
-    /// Hydrated skill ids in bundle order.
-    pub bundle: Vec<String>,
-    /// Hydrated nodes.
-    pub bundle_nodes: Vec<usize>,
-    /// The first 50 nodes of the ranked list (what recall@k reads).
-    pub ranked_top: Vec<usize>,
-    /// 1-based rank of each oracle (parallel to [`TaskRecord::oracles`]) in the ranked list.
-    pub oracle_ranks: Vec<Option<usize>>,
-    /// 1-based rank of each oracle in the BM25 pool (`RankedSkill::lexical_rank`).
-    pub oracle_lexical_ranks: Vec<Option<usize>>,
-    /// Seed ids in seed order.
-    pub seeds: Vec<String>,
-    /// Characters of the rendered context.
-    pub context_chars: usize,
-    /// Stage timings in milliseconds.
-    pub timings: Timings,
-    /// Per-task metric values.
-    pub scores: TaskScores,
-}
-
-/// One task: its oracle skills and every arm's retrieval, in arm order.
-#[derive(Debug, Clone)]
-pub struct TaskRecord {
-    /// Task id.
-    pub id: String,
-    /// Oracle skills, available or not.
-    pub oracles: Vec<OracleRef>,
-    /// Per arm, in the order of the report's arms.
-    pub arms: Vec<ArmTask>,
-}
-
-impl TaskRecord {
-    /// Available oracle nodes `A_t`.
-    pub fn available(&self) -> Vec<usize> {
-        self.oracles.iter().filter_map(|o| o.node).collect()
-    }
-}
-
-/// Why an oracle skill is missing from an arm's bundle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureClass {
-    /// In the workspace but not in the BM25 pool (it could only arrive through the graph and
-    /// did not make the bundle).
-    SeedMiss,
-    /// In the BM25 pool, hence ranked, but not hydrated (top-N, budgets, relevance floor).
-    BudgetCut,
-    /// Not a workspace skill.
-    NotInWorkspace,
-}
-
-impl FailureClass {
-    fn as_str(self) -> &'static str {
-        match self {
-            FailureClass::SeedMiss => "seed_miss",
-            FailureClass::BudgetCut => "budget_cut",
-            FailureClass::NotInWorkspace => "not_in_workspace",
-        }
-    }
-}
-
-/// An oracle skill an arm left out of the bundle.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Failure {
-    /// Package id.
-    pub oracle: String,
-    /// Skill name.
-    pub name: String,
-    /// Classification.
-    pub class: FailureClass,
-    /// Rank in the BM25 pool.
-    pub lexical_rank: Option<usize>,
-    /// Rank in the final ranked list.
-    pub ranked_rank: Option<usize>,
-}
-
-/// The oracle skills of `task` that arm `arm` left out of its bundle, classified.
-pub fn failures(task: &TaskRecord, arm: usize) -> Vec<Failure> {
-    let a = &task.arms[arm];
-    task.oracles
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.node.is_none_or(|n| !a.bundle_nodes.contains(&n)))
-        .map(|(i, o)| {
-            let (lexical_rank, ranked_rank) = (a.oracle_lexical_ranks[i], a.oracle_ranks[i]);
-            let class = match (o.node, lexical_rank) {
-                (None, _) => FailureClass::NotInWorkspace,
-                (Some(_), None) => FailureClass::SeedMiss,
-                (Some(_), Some(_)) => FailureClass::BudgetCut,
-            };
-            Failure {
-                oracle: o.dir.clone(),
-                name: o.name.clone(),
-                class,
-                lexical_rank,
-                ranked_rank,
-            }
-        })
-        .collect()
+pub struct CrossEncoderInfo {
+    /// Model directory.
+    pub reranker_dir: Option<PathBuf>,
+    /// Candidates scored.
+    pub top: usize,
+    /// Characters of candidate text.
+    pub max_chars: usize,
+    /// Weight of the cross-encoder probability.
+    pub weight: f64,
+    /// Share of bundle positions kept for graph-added prerequisites.
+    pub reserved_share: f64,
+    /// Device name, e.g. `cpu`.
+    pub device: String,
 }
 
 /// A finished evaluation.
@@ -141,20 +57,21 @@ pub struct EvalReport {
     /// Per arm, the metrics in [`METRICS`] order.
     pub summaries: Vec<Vec<(&'static str, Option<f64>)>>,
     /// Intervals of `arm − baseline` per non-baseline arm and per-task metric.
-    pub ci: BTreeMap<String, BTreeMap<&'static str, Option<Interval>>>,
+    pub ci: Intervals,
     /// Run configuration, as written to `report.json`.
     pub config: Value,
 }
 
 impl EvalReport {
-    /// Summarize the records of a run.
+    /// Summarize the records of a run of `arms` on `ws` with `options`, intervals against arm
+    /// `baseline`.
     pub fn new(
         arms: &[Arm],
         baseline: usize,
         records: Vec<TaskRecord>,
-        ci: BTreeMap<String, BTreeMap<&'static str, Option<Interval>>>,
+        ci: Intervals,
         options: &RetrieveOptions,
-        args: &EvalArgs,
+        run: &RunInfo,
         ws: &Workspace,
     ) -> Self {
         let summaries = (0..arms.len())
@@ -166,15 +83,15 @@ impl EvalReport {
             .collect();
         let t_plus = records.iter().filter(|t| !t.available().is_empty()).count();
         let config = json!({
-            "workspace": args.workspace.display().to_string(),
+            "workspace": run.workspace.display().to_string(),
             "workspace_skills": ws.len(),
-            "task_file": args.tasks.display().to_string(),
+            "task_file": run.task_file.display().to_string(),
             "tasks": records.len(),
             "tasks_with_available_oracle": t_plus,
             "arms": arms.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
             "baseline": arms[baseline].name,
-            "seed": args.seed,
-            "resamples": args.resamples,
+            "seed": run.seed,
+            "resamples": run.resamples,
             "confidence_level": LEVEL,
             "bootstrap": "paired over tasks; percentile interval of the mean per-task difference",
             "options": {
@@ -186,14 +103,11 @@ impl EvalReport {
                 "ppr": options.ppr.method.as_str(),
                 "all": format!("{options:?}"),
             },
-            "cross_encoder": arms.iter().any(|a| a.cross_encoder).then(|| json!({
-                "reranker_dir": args.cross_encoder.reranker_dir,
-                "top": args.cross_encoder.rerank_top,
-                "max_chars": args.cross_encoder.rerank_max_chars,
-                "weight": args.cross_encoder.ce_weight,
-                "reserved_share": args.cross_encoder.ce_reserved_share,
-                "device": args.cross_encoder.device,
-            })),
+            "cross_encoder": arms
+                .iter()
+                .any(|a| a.cross_encoder)
+                .then_some(run.cross_encoder.as_ref())
+                .flatten(),
             "gos_version": env!("CARGO_PKG_VERSION"),
         });
         EvalReport {
@@ -227,7 +141,7 @@ impl EvalReport {
                     .records
                     .iter()
                     .map(|t| recall_at_k(&t.arms[arm].ranked_top, &t.available(), k));
-                gos_core::metrics::mean(values).map(|m| (k, m))
+                mean(values).map(|m| (k, m))
             })
             .collect()
     }
@@ -249,9 +163,7 @@ impl EvalReport {
 
     fn failure_counts(&self) -> BTreeMap<&'static str, usize> {
         let mut counts: BTreeMap<&'static str, usize> =
-            ["seed_miss", "budget_cut", "not_in_workspace"]
-                .map(|c| (c, 0))
-                .into();
+            FailureClass::ALL.map(|c| (c.as_str(), 0)).into();
         for t in &self.records {
             for f in failures(t, self.baseline) {
                 *counts.entry(f.class.as_str()).or_default() += 1;

@@ -1,6 +1,7 @@
 //! Text of synthetic SKILL.md files and tasks.
 
-use super::{Role, SplitMix64, SynthLibrary, SynthTask, vocab};
+use super::{Role, SynthLibrary, SynthTask, vocab};
+use gos_core::rng::SplitMix64;
 use std::fmt::Write;
 
 /// `word` with its first letter upper-cased.

@@ -9,6 +9,7 @@
 //! from its recorded seed and resample count.
 
 use crate::metrics::percentile;
+use gos_core::rng::SplitMix64;
 use serde::Serialize;
 
 /// Resamples per interval in GoS (\[P\] App. E).
@@ -17,7 +18,8 @@ pub const DEFAULT_RESAMPLES: usize = 5_000;
 /// Seed used unless another is asked for; the paper gives none, so we fix and record one.
 pub const DEFAULT_SEED: u64 = 0;
 
-pub use crate::rng::SplitMix64;
+/// Confidence level of the harness's intervals (95%, as in GoS).
+pub const LEVEL: f64 = 0.95;
 
 /// A bootstrap interval of a mean difference.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -55,6 +57,9 @@ pub fn mean_interval(diffs: &[f64], resamples: usize, seed: u64, level: f64) -> 
 /// Paired bootstrap of `arm − baseline` over tasks: the pairs where both values are defined
 /// (`Some`) form the per-task differences, then [`mean_interval`]. The two slices are indexed
 /// by task and must have the same length.
+///
+/// # Panics
+/// When the slices differ in length (a caller bug: both come from the same records).
 pub fn paired_interval(
     arm: &[Option<f64>],
     baseline: &[Option<f64>],

@@ -1,0 +1,179 @@
+//! Arms: the retrieval configurations under test, named `MODE/SEEDS[/RERANKER]`.
+//!
+//! Every arm runs with the same [`RetrieveOptions`] except the graph operation
+//! ([`RetrieveOptions::mode`]) and the seed source ([`SeedParams::source`]) that its name
+//! gives ([`arm_options`]), so differences between arms come from those alone.
+
+use crate::error::{Error, Result};
+use gos_core::RetrievalMode;
+use gos_core::RetrieveOptions;
+use gos_core::seed::{SeedParams, SeedSource};
+
+/// Default arm list: the four graph operations with lexical seeds, the reverse arm first.
+pub const DEFAULT_ARMS: &str = "reverse/lexical,forward/lexical,one-hop/lexical,no-graph/lexical";
+
+/// Rerankers an arm can name after its seeds.
+const RERANKERS: [&str; 1] = ["cross-encoder"];
+
+/// One retrieval configuration under test, named `MODE/SEEDS[/RERANKER]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arm {
+    /// Canonical name, e.g. `reverse/lexical`.
+    pub name: String,
+    /// Graph operation.
+    pub mode: RetrievalMode,
+    /// Seed source.
+    pub source: SeedSource,
+    /// Whether the cross-encoder stage runs after field-evidence reranking.
+    pub cross_encoder: bool,
+}
+
+/// Parse one arm name `MODE/SEEDS[/RERANKER]`. A bare `MODE` means lexical seeds.
+///
+/// # Errors
+/// [`Error::Arm`]: an unknown mode or seed source, or a reranker other than `cross-encoder`
+/// (the built-in field-evidence scoring is part of every arm).
+pub fn parse_arm(spec: &str) -> Result<Arm> {
+    let refuse = |reason: String| Error::Arm {
+        spec: spec.to_string(),
+        reason,
+    };
+    let parts: Vec<&str> = spec.trim().split('/').map(str::trim).collect();
+    if !((1..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty())) {
+        return Err(refuse(
+            "expected MODE/SEEDS[/RERANKER], e.g. reverse/lexical".into(),
+        ));
+    }
+    let mode: RetrievalMode = parts[0].parse().map_err(|e| refuse(format!("{e}")))?;
+    let seeds = parts.get(1).copied().unwrap_or("lexical");
+    let source: SeedSource = seeds.parse().map_err(|e| refuse(format!("{e}")))?;
+    if source == SeedSource::Auto {
+        // An arm is one fixed configuration; `auto` would depend on the models loaded.
+        return Err(refuse(
+            "seeds must be lexical, dense or hybrid (an arm does not resolve `auto`)".into(),
+        ));
+    }
+    let reranker = parts.get(2).copied();
+    if let Some(r) = reranker.filter(|r| !RERANKERS.contains(r)) {
+        return Err(refuse(format!(
+            "reranker `{r}` is not available (the only reranker is `cross-encoder`; leave it \
+             out for field-evidence scoring, e.g. `{}/{seeds}`)",
+            mode.as_str()
+        )));
+    }
+    Ok(Arm {
+        name: match reranker {
+            Some(r) => format!("{}/{seeds}/{r}", mode.as_str()),
+            None => format!("{}/{seeds}", mode.as_str()),
+        },
+        mode,
+        source,
+        cross_encoder: reranker.is_some(),
+    })
+}
+
+/// Parse a comma-separated arm list, in order; empty items are skipped.
+///
+/// # Errors
+/// See [`parse_arm`]; [`Error::DuplicateArm`] when two items name the same arm;
+/// [`Error::NoArms`] for an empty list.
+pub fn parse_arms(list: &str) -> Result<Vec<Arm>> {
+    let mut arms: Vec<Arm> = Vec::new();
+    for spec in list.split(',').filter(|s| !s.trim().is_empty()) {
+        let arm = parse_arm(spec)?;
+        if arms.iter().any(|a| a.name == arm.name) {
+            return Err(Error::DuplicateArm(arm.name));
+        }
+        arms.push(arm);
+    }
+    if arms.is_empty() {
+        return Err(Error::NoArms);
+    }
+    Ok(arms)
+}
+
+/// The options of one arm: `base` with the arm's mode and seed source, nothing else changed.
+pub fn arm_options(base: &RetrieveOptions, arm: &Arm) -> RetrieveOptions {
+    RetrieveOptions {
+        mode: arm.mode,
+        seeds: SeedParams {
+            source: arm.source,
+            ..base.seeds
+        },
+        ..*base
+    }
+}
+
+/// Index of the arm the intervals and the failure analysis compare against: the first reverse
+/// arm, or the first arm when none is reverse. 0 for an empty slice.
+pub fn baseline_index(arms: &[Arm]) -> usize {
+    arms.iter()
+        .position(|a| a.mode == RetrievalMode::Reverse)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arm_names_parse() {
+        let arms = parse_arms(DEFAULT_ARMS).unwrap();
+        let modes: Vec<RetrievalMode> = arms.iter().map(|a| a.mode).collect();
+        assert_eq!(modes, RetrievalMode::ALL);
+        assert_eq!(parse_arm(" one-hop ").unwrap().name, "one-hop/lexical");
+        assert_eq!(baseline_index(&arms), 0);
+        assert_eq!(baseline_index(&parse_arms("no-graph,reverse").unwrap()), 1);
+    }
+
+    #[test]
+    fn unavailable_arms_are_rejected_with_a_reason() {
+        let err = |s: &str| parse_arm(s).unwrap_err().to_string();
+        let hybrid = parse_arm("reverse/hybrid").unwrap();
+        assert_eq!(
+            (hybrid.name.as_str(), hybrid.source),
+            ("reverse/hybrid", SeedSource::Hybrid)
+        );
+        assert_eq!(
+            parse_arm("no-graph/dense").unwrap().source,
+            SeedSource::Dense
+        );
+        assert!(err("reverse/lexical/colbert").contains("reranker `colbert`"));
+        let ce = parse_arm("one-hop/lexical/cross-encoder").unwrap();
+        assert_eq!(ce.name, "one-hop/lexical/cross-encoder");
+        assert!(ce.cross_encoder && !parse_arm("one-hop").unwrap().cross_encoder);
+        assert!(err("sideways/lexical").contains("sideways"));
+        assert!(err("reverse/bm42").contains("not one of auto, lexical, dense, hybrid"));
+        assert!(err("reverse/auto").contains("does not resolve `auto`"));
+        assert!(err("reverse//").contains("MODE/SEEDS"));
+        assert!(
+            parse_arms("reverse,reverse/lexical")
+                .unwrap_err()
+                .to_string()
+                .contains("twice")
+        );
+        assert!(parse_arms(" , ").is_err());
+    }
+
+    #[test]
+    fn arms_differ_only_in_mode() {
+        let base = RetrieveOptions {
+            min_seed_score: 3.5,
+            ..RetrieveOptions::default()
+        };
+        for arm in parse_arms(DEFAULT_ARMS).unwrap() {
+            let opts = arm_options(&base, &arm);
+            assert_eq!(opts.mode, arm.mode);
+            assert_eq!(
+                RetrieveOptions {
+                    mode: base.mode,
+                    ..opts
+                },
+                base
+            );
+        }
+        let hybrid = arm_options(&base, &parse_arm("forward/hybrid").unwrap());
+        assert_eq!(hybrid.seeds.source, SeedSource::Hybrid);
+        assert_eq!(hybrid.min_seed_score, 3.5);
+    }
+}

@@ -1,0 +1,43 @@
+//! The query encoder of dense and hybrid arms: [`gos_core::retrieve::load_query_encoder`], the
+//! policy `gos retrieve` uses, loaded only when some arm needs it.
+
+use crate::error::{Error, Result};
+use gos_core::Workspace;
+use gos_core::dense::SentenceEncoder;
+use std::path::Path;
+
+/// Load the query encoder when `needed` (some arm seeds dense or hybrid); `None` otherwise.
+/// The model is `model_dir` when given, else the model directory the workspace was built with;
+/// `device` is a device name such as `cpu` or `cuda:0`.
+///
+/// # Errors
+/// [`Error::MissingModel`] when the workspace has no vectors; [`Error::Encoder`] when the
+/// device is unknown or the model directory cannot be loaded. Each message says what to do.
+pub fn load_query_encoder(
+    ws: &Workspace,
+    needed: bool,
+    model_dir: Option<&Path>,
+    device: &str,
+) -> Result<Option<SentenceEncoder>> {
+    if !needed {
+        return Ok(None);
+    }
+    if ws.dense().is_none() {
+        return Err(Error::MissingModel(format!(
+            "workspace {} has no skill vectors, so dense and hybrid seeds are unavailable; \
+             rebuild it with `gos build LIBRARY -w {} --model-dir DIR` or use --seeds lexical",
+            ws.dir().display(),
+            ws.dir().display()
+        )));
+    }
+    let device = gos_core::device::parse_device(device).map_err(|source| Error::Encoder {
+        context: "choosing the device of the query encoder".into(),
+        source,
+    })?;
+    gos_core::retrieve::load_query_encoder(ws, model_dir, &device).map_err(|source| {
+        Error::Encoder {
+            context: "loading the query encoder (set --model-dir or GOS_MODEL_DIR)".into(),
+            source,
+        }
+    })
+}

@@ -1,0 +1,267 @@
+//! The run loop: every arm once on every task, on one workspace, into per-task records; then
+//! the paired bootstrap intervals of every per-task metric against the baseline arm.
+
+use crate::arm::{Arm, arm_options};
+use crate::bootstrap::{Interval, LEVEL, paired_interval};
+use crate::error::{Error, Result};
+use crate::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
+use crate::task::{OracleRef, TaskLine, match_oracles};
+use gos_core::cross_encoder::CrossEncoder;
+use gos_core::dense::SentenceEncoder;
+use gos_core::rerank::StageParams;
+use gos_core::retrieve::{Timings, rank_of};
+use gos_core::{EdgeType, RetrieveOptions, Retriever, Workspace};
+use std::collections::BTreeMap;
+
+/// How many nodes of each arm's ranked list a record keeps ([`ArmTask::ranked_top`]): the
+/// deepest cut-off any ranked-list metric or plot reads (recall@50 and the recall@k curve for
+/// k = 1..=50).
+pub const RANKED_DEPTH: usize = 50;
+
+/// One arm's retrieval of one task.
+#[derive(Debug, Clone)]
+pub struct ArmTask {
+    /// `SKILL_HIT` or `NO_SKILL_HIT`.
+    pub status: &'static str,
+    /// Hydrated skill ids in bundle order.
+    pub bundle: Vec<String>,
+    /// Hydrated nodes.
+    pub bundle_nodes: Vec<usize>,
+    /// The first [`RANKED_DEPTH`] nodes of the ranked list (what recall@k reads).
+    pub ranked_top: Vec<usize>,
+    /// 1-based rank of each oracle (parallel to [`TaskRecord::oracles`]) in the ranked list.
+    pub oracle_ranks: Vec<Option<usize>>,
+    /// 1-based rank of each oracle in the BM25 pool (`RankedSkill::pool_rank`).
+    pub oracle_lexical_ranks: Vec<Option<usize>>,
+    /// Seed ids in seed order.
+    pub seeds: Vec<String>,
+    /// Characters of the rendered context.
+    pub context_chars: usize,
+    /// Stage timings in milliseconds.
+    pub timings: Timings,
+    /// Per-task metric values.
+    pub scores: TaskScores,
+}
+
+/// One task: its oracle skills and every arm's retrieval, in arm order.
+#[derive(Debug, Clone)]
+pub struct TaskRecord {
+    /// Task id.
+    pub id: String,
+    /// Oracle skills, available or not.
+    pub oracles: Vec<OracleRef>,
+    /// Per arm, in the order of the report's arms.
+    pub arms: Vec<ArmTask>,
+}
+
+impl TaskRecord {
+    /// Available oracle nodes `A_t`.
+    pub fn available(&self) -> Vec<usize> {
+        self.oracles.iter().filter_map(|o| o.node).collect()
+    }
+}
+
+/// Where a run stands, given to the progress callback of [`run_arms`] when a task starts and
+/// after each arm.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Id of the task being run.
+    pub task: &'a str,
+    /// `(task, arm)` retrievals finished.
+    pub done: usize,
+    /// `(task, arm)` retrievals in the run: tasks × arms.
+    pub total: usize,
+}
+
+/// The models a run may use: the query encoder for dense and hybrid arms, the cross-encoder
+/// and its stage parameters for cross-encoder arms.
+#[derive(Clone, Copy, Default)]
+pub struct Models<'a> {
+    /// Sentence encoder of the queries (the workspace's model).
+    pub encoder: Option<&'a SentenceEncoder>,
+    /// Cross-encoder reranker and its parameters.
+    pub cross_encoder: Option<(&'a CrossEncoder, StageParams)>,
+}
+
+/// Run every arm once on every task and collect the per-task records, in task order. Dense and
+/// hybrid arms use `models.encoder`; each task is embedded once and every arm that needs the
+/// vector is charged the encoding time, so latencies stay comparable with `gos retrieve`.
+///
+/// # Errors
+/// [`Error::Retrieve`] naming the task and the arm; [`Error::MissingModel`] for a
+/// cross-encoder arm without a cross-encoder.
+pub fn run_arms<'a>(
+    ws: &'a Workspace,
+    tasks: &[TaskLine],
+    arms: &[Arm],
+    base: &RetrieveOptions,
+    models: Models<'a>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Vec<TaskRecord>> {
+    let with_encoder = |r: Retriever<'a>| -> Result<Retriever<'a>> {
+        match models.encoder {
+            Some(e) => r.with_encoder(e).map_err(|source| Error::Retrieve {
+                context: "attaching the query encoder".into(),
+                source,
+            }),
+            None => Ok(r),
+        }
+    };
+    let retriever = with_encoder(Retriever::new(ws))?;
+    let ce_retriever = match models.cross_encoder {
+        Some((ce, p)) => Some(with_encoder(Retriever::new(ws))?.with_cross_encoder(ce, p)),
+        None => None,
+    };
+    if ce_retriever.is_none() && arms.iter().any(|a| a.cross_encoder) {
+        return Err(Error::MissingModel(
+            "a cross-encoder arm needs a cross-encoder model".into(),
+        ));
+    }
+    let dependency_edges: Vec<(usize, usize)> = ws
+        .graph()
+        .indexed_edges()
+        .filter(|(_, _, e)| e.edge_type == EdgeType::Dependency)
+        .map(|(s, t, _)| (s, t))
+        .collect();
+    let total = tasks.len() * arms.len();
+    let mut done = 0;
+    let mut records = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        progress(Progress {
+            task: &task.id,
+            done,
+            total,
+        });
+        let oracles = match_oracles(ws, task);
+        let available: Vec<usize> = oracles.iter().filter_map(|o| o.node).collect();
+        let (query_vectors, encode_ms) = if models.encoder.is_some() {
+            let t = std::time::Instant::now();
+            let v = retriever
+                .embed_query(&task.instruction, base.seeds.query_chunks)
+                .map_err(|source| Error::Retrieve {
+                    context: format!("embedding task `{}`", task.id),
+                    source,
+                })?;
+            (Some(v), t.elapsed().as_secs_f64() * 1e3)
+        } else {
+            (None, 0.0)
+        };
+        let mut per_arm = Vec::with_capacity(arms.len());
+        for arm in arms {
+            let opts = arm_options(base, arm);
+            let arm_retriever = match (arm.cross_encoder, &ce_retriever) {
+                (false, _) => &retriever,
+                (true, Some(r)) => r,
+                (true, None) => {
+                    return Err(Error::MissingModel(
+                        "a cross-encoder arm needs a cross-encoder model".into(),
+                    ));
+                }
+            };
+            let mut r = arm_retriever
+                .retrieve_embedded(&task.instruction, query_vectors.as_deref(), &opts)
+                .map_err(|source| Error::Retrieve {
+                    context: format!("task `{}`, arm {}", task.id, arm.name),
+                    source,
+                })?;
+            if arm.source.needs_vectors() {
+                r.timings.encode = encode_ms;
+                r.timings.total += encode_ms;
+            }
+            let bundle_nodes: Vec<usize> = r.bundle.skills.iter().map(|s| s.node).collect();
+            let ranked: Vec<usize> = r.ranked.iter().map(|s| s.node).collect();
+            let context_chars = r.bundle.rendered_context.chars().count();
+            let scores = TaskScores::compute(&TaskInput {
+                available: &available,
+                oracle_total: oracles.len(),
+                bundle: &bundle_nodes,
+                ranked: &ranked,
+                dependency_edges: &dependency_edges,
+                context_chars,
+                latency_ms: r.timings.total,
+            });
+            let lexical_rank = |node: usize| {
+                r.ranked
+                    .iter()
+                    .find(|s| s.node == node)
+                    .and_then(|s| s.pool_rank)
+            };
+            per_arm.push(ArmTask {
+                status: r.bundle.status.as_str(),
+                bundle: r.bundle.skills.iter().map(|s| s.id.clone()).collect(),
+                bundle_nodes,
+                ranked_top: ranked.iter().take(RANKED_DEPTH).copied().collect(),
+                oracle_ranks: oracles
+                    .iter()
+                    .map(|o| o.node.and_then(|n| rank_of(&r.ranked, n)))
+                    .collect(),
+                oracle_lexical_ranks: oracles
+                    .iter()
+                    .map(|o| o.node.and_then(lexical_rank))
+                    .collect(),
+                seeds: r
+                    .seeds
+                    .iter()
+                    .map(|s| ws.manifest().nodes[s.node].id.clone())
+                    .collect(),
+                context_chars,
+                timings: r.timings,
+                scores,
+            });
+            done += 1;
+            progress(Progress {
+                task: &task.id,
+                done,
+                total,
+            });
+        }
+        records.push(TaskRecord {
+            id: task.id.clone(),
+            oracles,
+            arms: per_arm,
+        });
+    }
+    Ok(records)
+}
+
+/// Intervals of `arm − baseline`, per non-baseline arm name and per metric of
+/// [`PER_TASK_METRICS`]; `None` where no task has both values.
+pub type Intervals = BTreeMap<String, BTreeMap<&'static str, Option<Interval>>>;
+
+/// Paired bootstrap intervals ([`paired_interval`], confidence [`LEVEL`]) of every per-task
+/// metric, each arm against arm `baseline`, with `resamples` resamples from `seed`. Every
+/// record must hold one [`ArmTask`] per arm.
+pub fn intervals(
+    records: &[TaskRecord],
+    arms: &[Arm],
+    baseline: usize,
+    resamples: usize,
+    seed: u64,
+) -> Intervals {
+    let values = |arm: usize, metric: &str| -> Vec<Option<f64>> {
+        records
+            .iter()
+            .map(|t| t.arms[arm].scores.get(metric))
+            .collect()
+    };
+    arms.iter()
+        .enumerate()
+        .filter(|(i, _)| *i != baseline)
+        .map(|(i, arm)| {
+            let per_metric = PER_TASK_METRICS
+                .iter()
+                .map(|&m| {
+                    let ci = paired_interval(
+                        &values(i, m),
+                        &values(baseline, m),
+                        resamples,
+                        seed,
+                        LEVEL,
+                    );
+                    (m, ci)
+                })
+                .collect();
+            (arm.name.clone(), per_metric)
+        })
+        .collect()
+}
