@@ -96,7 +96,7 @@ fn bench_encoder(c: &mut Criterion) {
     .expect("fixture build");
     let w = Workspace::open(&ws).expect("open");
     let texts: Vec<String> = w
-        .manifest
+        .manifest()
         .nodes
         .iter()
         .map(|n| TextView::Card.render(n, ""))

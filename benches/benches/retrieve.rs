@@ -37,12 +37,12 @@ fn bench_retrieve(c: &mut Criterion) {
     let terms = LexicalIndex::query_terms(QUERY);
 
     c.bench_function("bm25_top50_fixtures", |b| {
-        b.iter(|| ws.lexical.search(black_box(&terms), 50).expect("search"))
+        b.iter(|| ws.lexical().search(black_box(&terms), 50).expect("search"))
     });
     let mut p = vec![0.0; ws.len()];
     p[0] = 1.0;
     c.bench_function("ppr_reverse_fixtures", |b| {
-        b.iter(|| personalized_pagerank(&ws.reverse_matrix, black_box(&p), &PprParams::default()))
+        b.iter(|| personalized_pagerank(&ws.reverse_matrix(), black_box(&p), &PprParams::default()))
     });
     c.bench_function("retrieve_end_to_end_fixtures", |b| {
         b.iter(|| {

@@ -96,7 +96,7 @@ fn bench_scale(c: &mut Criterion) {
         });
         group.throughput(Throughput::Elements(1));
         let ws = Workspace::open(&dir.join("ws")).expect("open workspace");
-        let nodes = ws.manifest.nodes.clone();
+        let nodes = ws.manifest().nodes.clone();
         let mut stats = RelateStats::default();
         let edges = io_edges(&nodes, &RelateOptions::default(), &mut stats);
         println!(
@@ -141,20 +141,20 @@ fn bench_scale(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("bm25_query_top50", n), |b| {
             b.iter(|| {
                 k = (k + 1) % terms.len();
-                ws.lexical.search(black_box(&terms[k]), 50).expect("search")
+                ws.lexical().search(black_box(&terms[k]), 50).expect("search")
             })
         });
-        let hits = ws.lexical.search(&terms[0], 5).expect("search");
+        let hits = ws.lexical().search(&terms[0], 5).expect("search");
         let mut p = vec![0.0; ws.len()];
         for (node, score) in hits {
             p[node] = score as f64;
         }
         let params = PprParams::default();
         group.bench_function(BenchmarkId::new("ppr_exact", n), |b| {
-            b.iter(|| personalized_pagerank(&ws.reverse_matrix, black_box(&p), &params))
+            b.iter(|| personalized_pagerank(&ws.reverse_matrix(), black_box(&p), &params))
         });
         group.bench_function(BenchmarkId::new("ppr_push", n), |b| {
-            b.iter(|| push_pagerank(&ws.reverse_matrix, black_box(&p), &params))
+            b.iter(|| push_pagerank(&ws.reverse_matrix(), black_box(&p), &params))
         });
         let retriever = Retriever::new(&ws);
         for method in [PprMethod::Push, PprMethod::Exact] {

@@ -71,7 +71,7 @@ fn fixture_chains_become_dependency_edges() {
     build(&repo().join("fixtures/library"), &ws_dir);
     let ws = Workspace::open(&ws_dir).unwrap();
     let has = |s: &str, t: &str| {
-        ws.graph.edges().any(|e| {
+        ws.graph().edges().any(|e| {
             e.source == s && e.target == t && e.edge_type == gos_core::EdgeType::Dependency
         })
     };
@@ -83,7 +83,7 @@ fn fixture_chains_become_dependency_edges() {
         "science/transit-search"
     ));
     let mention = ws
-        .graph
+        .graph()
         .edges()
         .find(|e| e.source == "docs/pdf-text-extraction" && e.target == "docs/invoice-field-parser")
         .expect("mention edge");
@@ -207,7 +207,7 @@ fn broken_packages_are_skipped_or_repaired_never_fatal() {
     }
     let w = Workspace::open(&ws).unwrap();
     let colon = w
-        .manifest
+        .manifest()
         .nodes
         .iter()
         .find(|n| n.id == "colon-in-description")

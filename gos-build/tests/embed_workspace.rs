@@ -120,7 +120,7 @@ fn dense_and_hybrid_seeds_find_a_paraphrase_that_bm25_misses() {
         TextView::Card,
     );
     let ws = Workspace::open(&ws_dir).unwrap();
-    let info = ws.dense.as_ref().expect("vectors loaded").info.clone();
+    let info = ws.dense().expect("vectors loaded").info.clone();
     assert_eq!(info.view, TextView::Card);
     assert_eq!(info.dim, 384);
     let encoder = gos_core::dense::SentenceEncoder::load(

@@ -53,19 +53,19 @@ pub struct WorkspaceInfo {
 pub struct Workspace {
     dir: PathBuf,
     /// `workspace.json`.
-    pub info: WorkspaceInfo,
+    info: WorkspaceInfo,
     /// The nodes.
-    pub manifest: Manifest,
+    manifest: Manifest,
     /// The typed graph; node `i` is `manifest.nodes[i]`.
-    pub graph: SkillGraph,
+    graph: SkillGraph,
     /// The BM25 index.
-    pub lexical: LexicalIndex,
+    lexical: LexicalIndex,
     /// Transition matrix with the default reverse weights.
-    pub reverse_matrix: TransitionMatrix,
+    reverse_matrix: TransitionMatrix,
     /// Transition matrix with all reverse weights zero.
-    pub forward_matrix: TransitionMatrix,
+    forward_matrix: TransitionMatrix,
     /// Skill embeddings, when the workspace has them.
-    pub dense: Option<DenseSet>,
+    dense: Option<DenseSet>,
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
