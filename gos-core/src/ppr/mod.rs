@@ -472,7 +472,11 @@ mod tests {
         assert_eq!((empty.node_count(), empty.nnz()), (0, 0));
         let r = personalized_pagerank(&empty, &[], &PprParams::default());
         assert!(r.scores.is_empty());
-        assert!(push_pagerank(&empty, &[], &PprParams::default()).scores.is_empty());
+        assert!(
+            push_pagerank(&empty, &[], &PprParams::default())
+                .scores
+                .is_empty()
+        );
     }
 
     #[test]
