@@ -22,6 +22,7 @@
 
 mod bert;
 mod pair;
+#[cfg(any(test, feature = "test-support"))]
 pub mod random;
 pub mod stage;
 mod xlm_roberta;
