@@ -164,7 +164,15 @@ impl Embedder {
             }
             embed_secs += t.elapsed().as_secs_f64();
             progress.finish_stage();
-            let rows: Vec<Vec<f32>> = rows.into_iter().map(|r| r.expect("embedded")).collect();
+            // `encode` returns one vector per text (it checks the model's output count), so
+            // every row is filled; a gap is still a typed error, never a panic.
+            let rows: Vec<Vec<f32>> =
+                rows.into_iter()
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| gos_core::Error::Model {
+                        path: self.model_dir.clone(),
+                        reason: "the encoder returned fewer vectors than texts".into(),
+                    })?;
             let vectors =
                 Vectors::from_rows(model.clone(), part.as_str().into(), dim, rows, hashes)?;
             vectors.write(&staging.join(vectors_file(part)))?;

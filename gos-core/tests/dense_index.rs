@@ -2,7 +2,8 @@
 
 use gos_core::dense::Vectors;
 use gos_core::dense::index::{
-    DenseIndex, HnswParams, build_hnsw, exact_search, hnsw_search, read_hnsw, write_hnsw,
+    DenseIndex, HnswParams, build_hnsw, check_hnsw_rows, exact_search, hnsw_search, read_hnsw,
+    write_hnsw,
 };
 use gos_core::rng::SplitMix64;
 
@@ -68,6 +69,10 @@ fn exact_search_orders_by_cosine_and_hnsw_files_round_trip() {
     let hnsw = build_hnsw(&v, &HnswParams::default());
     write_hnsw(&hnsw, &path).unwrap();
     let back = read_hnsw(&path).unwrap();
+    check_hnsw_rows(&back, 300, &path).unwrap();
+    // An index naming rows the vectors file lacks is refused at open, not indexed later.
+    let err = check_hnsw_rows(&back, 299, &path).unwrap_err().to_string();
+    assert!(err.contains("row 299") && err.contains("rebuild"), "{err}");
     assert_eq!(
         hnsw_search(&back, &rows[42], 5),
         hnsw_search(&hnsw, &rows[42], 5)

@@ -22,6 +22,7 @@
 
 mod bert;
 mod pair;
+#[cfg(any(test, feature = "test-support"))]
 pub mod random;
 mod xlm_roberta;
 
@@ -211,7 +212,7 @@ impl CrossEncoder {
         let positions = int("max_position_embeddings").unwrap_or(DEFAULT_MAX_LENGTH);
         let position_cap = match architecture {
             Architecture::Bert => positions,
-            Architecture::XlmRoberta => positions.saturating_sub(pad_id + 1),
+            Architecture::XlmRoberta => positions.saturating_sub(pad_id.saturating_add(1)),
         };
         let max_length = max_length
             .or_else(|| tokenizer_max_length(dir))
@@ -308,14 +309,15 @@ impl CrossEncoder {
     /// order, all pairs in one forward pass (padding does not change a pair's logits).
     ///
     /// # Errors
-    /// [`Error::Model`] on tokenizer or tensor failures.
+    /// [`Error::Model`] on tokenizer or tensor failures, and when the model's output is not
+    /// `docs.len()` rows of [`Self::num_labels`] values.
     pub fn logits(&self, query: &str, docs: &[&str]) -> Result<Vec<Vec<f32>>> {
         if docs.is_empty() {
             return Ok(Vec::new());
         }
         let enc = self.encode_pairs(query, docs)?;
         let n = enc.len();
-        let len = enc[0].get_ids().len();
+        let len = enc.first().map_or(0, |e| e.get_ids().len());
         let mut ids = Vec::with_capacity(n * len);
         let mut types = Vec::with_capacity(n * len);
         let mut mask = Vec::with_capacity(n * len);
@@ -336,11 +338,23 @@ impl CrossEncoder {
             Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
         }
         .map_err(err)?;
-        logits
+        let rows = logits
             .to_device(&Device::Cpu)
             .and_then(|t| t.to_dtype(DType::F32))
             .and_then(|t| t.to_vec2::<f32>())
-            .map_err(err)
+            .map_err(err)?;
+        if rows.len() != n || rows.iter().any(|r| r.len() != self.num_labels) {
+            return Err(model_err(
+                &self.dir,
+                format!(
+                    "the model returned {} rows of {:?} logits for {n} pairs, expected {} each",
+                    rows.len(),
+                    rows.first().map(Vec::len),
+                    self.num_labels
+                ),
+            ));
+        }
+        Ok(rows)
     }
 
     /// One relevance score per document, in input order, computed in batches of
@@ -364,7 +378,12 @@ impl CrossEncoder {
                 out.push(match row.as_slice() {
                     [l] => *l,
                     [l0, l1] => l1 - l0,
-                    _ => unreachable!("num_labels is checked at load"),
+                    other => {
+                        return Err(model_err(
+                            &self.dir,
+                            format!("{} logits per pair; expected 1 or 2", other.len()),
+                        ));
+                    }
                 });
             }
         }

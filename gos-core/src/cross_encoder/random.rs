@@ -1,16 +1,22 @@
 //! Random-weight cross-encoders in Hugging Face layout, for tests, benchmarks and the numpy
 //! reference script (scripts/cross_encoder_reference.py).
 //!
+//! Test support, not part of the retrieval library: compiled only with the non-default
+//! `test-support` feature of gos-core (which the gos-cli tests and the benches enable as a
+//! dev-dependency feature) and in gos-core's own unit tests.
+//!
 //! [`write_random_classifier`] writes `config.json`, `tokenizer.json` and `model.safetensors`
-//! of a BERT or XLM-R sequence classifier whose weights come from a SplitMix64 stream with a
-//! fixed seed, so the same spec gives the same bytes on every machine. Speed does not depend on
-//! weight values, so a random 6-layer 384-wide model times like ms-marco-MiniLM-L-6-v2.
+//! of a BERT or XLM-R sequence classifier whose weights come from a [`SplitMix64`] stream
+//! with a fixed seed, so the same spec gives the same bytes on every machine. Speed does not
+//! depend on weight values, so a random 6-layer 384-wide model times like
+//! ms-marco-MiniLM-L-6-v2.
 //! [`tiny_bert_tokenizer_json`] and [`tiny_xlm_roberta_tokenizer_json`] are small tokenizers
 //! (WordPiece with the BERT template; Unigram with the XLM-R template) so that tests need no
 //! downloaded file.
 
 use super::Architecture;
 use crate::error::{Error, Result};
+use crate::rng::SplitMix64;
 use candle_core::{Device, Tensor};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -118,24 +124,6 @@ impl RandomModelSpec {
     }
 }
 
-/// SplitMix64 (Steele, Lea and Flood 2014): the 64-bit finalizer over a Weyl sequence.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1) from the top 24 bits.
-    fn next_signed(&mut self) -> f32 {
-        ((self.next_u64() >> 40) as f32 / (1u64 << 23) as f32) - 1.0
-    }
-}
-
 fn tensor_err(dir: &Path, e: candle_core::Error) -> Error {
     Error::Model {
         path: dir.to_path_buf(),
@@ -157,11 +145,11 @@ pub fn write_random_classifier(
     tokenizer_json: &str,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut rng = SplitMix64(spec.seed);
+    let mut rng = SplitMix64::new(spec.seed);
     let mut tensors: Vec<(String, Tensor)> = Vec::new();
     let mut put = |name: String, shape: &[usize], scale: f32, offset: f32| -> Result<()> {
         let n: usize = shape.iter().product();
-        let values: Vec<f32> = (0..n).map(|_| offset + scale * rng.next_signed()).collect();
+        let values: Vec<f32> = (0..n).map(|_| offset + scale * rng.signed_f32()).collect();
         let t = Tensor::from_vec(values, shape, &Device::Cpu).map_err(|e| tensor_err(dir, e))?;
         tensors.push((name, t));
         Ok(())

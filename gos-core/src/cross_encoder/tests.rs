@@ -59,6 +59,12 @@ const XLMR_IDS: [&[u32]; 3] = [
 const BERT_LOGITS: [f32; 3] = [-0.0382345, -0.0716815, -0.0646594];
 const XLMR_LOGITS: [f32; 3] = [0.154392, 0.123145, 0.115962];
 
+/// SHA-256 of model.safetensors for [`bert_spec`] and [`xlmr_spec`].
+const RANDOM_MODEL_SHA256: [&str; 2] = [
+    "89ce796a375a2180224940488f10f96ceabdf85a892f1082f00925602fb0d109",
+    "ddaf972abc0ca8fbf881672fff75a0ce5d0416dbf23aa82b5187fe6402d505dd",
+];
+
 fn bert_spec() -> (RandomModelSpec, String) {
     let (tok, vocab) = tiny_bert_tokenizer_json();
     (
@@ -258,4 +264,21 @@ fn cross_encoder_write_reference_fixtures() {
     }
     let pairs = serde_json::json!({"query": QUERY, "docs": DOCS, "max_length": MAX_LENGTH});
     std::fs::write(out.join("pairs.json"), pairs.to_string()).unwrap();
+}
+
+/// The random models are byte-stable: the weights files of the two test specs hash to the
+/// values they had when the generator had its own SplitMix64 copy (before `crate::rng`), so
+/// the numpy reference constants above stay valid.
+#[test]
+fn random_model_weights_are_byte_stable() {
+    use sha2::{Digest, Sha256};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut got = Vec::new();
+    for (name, spec) in [("bert", bert_spec()), ("xlm-roberta", xlmr_spec())] {
+        let dir = tmp.path().join(name);
+        write_random_classifier(&dir, &spec.0, &spec.1).unwrap();
+        let bytes = std::fs::read(dir.join("model.safetensors")).unwrap();
+        got.push(hex::encode(Sha256::digest(&bytes)));
+    }
+    assert_eq!(got, RANDOM_MODEL_SHA256);
 }

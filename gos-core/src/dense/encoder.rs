@@ -173,7 +173,8 @@ impl SentenceEncoder {
     /// (mean pooling reads the attention mask). An empty text embeds [CLS][SEP].
     ///
     /// # Errors
-    /// [`Error::Model`] on tokenizer or tensor failures.
+    /// [`Error::Model`] on tokenizer or tensor failures, and when the model returns another
+    /// number of vectors than texts or vectors of another length than [`Self::dim`].
     pub fn encode(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -207,9 +208,43 @@ impl SentenceEncoder {
             mean.broadcast_div(&norm)
         })()
         .map_err(|e| model_err(here, e))?;
-        pooled
+        let rows = pooled
             .to_device(&Device::Cpu)
             .and_then(|t| t.to_vec2::<f32>())
-            .map_err(|e| model_err(here, e))
+            .map_err(|e| model_err(here, e))?;
+        check_rows(&rows, texts.len(), self.dim).map_err(|reason| model_err(here, reason))?;
+        Ok(rows)
+    }
+}
+
+/// Check a model output of `rows` against `texts` inputs of dimension `dim`: callers index the
+/// vectors by input position, so a short or ragged output must be an error, not a panic later.
+fn check_rows(rows: &[Vec<f32>], texts: usize, dim: usize) -> std::result::Result<(), String> {
+    if rows.len() != texts {
+        return Err(format!(
+            "the model returned {} vectors for {texts} texts",
+            rows.len()
+        ));
+    }
+    match rows.iter().find(|r| r.len() != dim) {
+        Some(r) => Err(format!(
+            "the model returned a vector of {} values, expected {dim} (hidden_size)",
+            r.len()
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_rows;
+
+    #[test]
+    fn output_count_and_dimension_are_checked() {
+        assert!(check_rows(&[vec![0.0; 3], vec![1.0; 3]], 2, 3).is_ok());
+        let short = check_rows(&[vec![0.0; 3]], 2, 3).unwrap_err();
+        assert!(short.contains("1 vectors for 2 texts"), "{short}");
+        let ragged = check_rows(&[vec![0.0; 3], vec![0.0; 2]], 2, 3).unwrap_err();
+        assert!(ragged.contains("2 values, expected 3"), "{ragged}");
     }
 }

@@ -112,6 +112,21 @@ pub fn read_hnsw(path: &Path) -> Result<Hnsw> {
     })
 }
 
+/// Check that every value of `hnsw` (a row number of the vectors file) is below `rows`, so
+/// that search results can index the vectors and the manifest.
+///
+/// # Errors
+/// [`Error::Inconsistent`] naming `path` (the HNSW file) when a value is out of range.
+pub fn check_hnsw_rows(hnsw: &Hnsw, rows: usize, path: &Path) -> Result<()> {
+    match hnsw.values.iter().find(|&&v| v as usize >= rows) {
+        Some(v) => Err(Error::Inconsistent {
+            path: path.to_path_buf(),
+            reason: format!("the HNSW index names row {v} of a {rows}-row vectors file"),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Exact top-`k` rows by cosine similarity to the unit vector `query`: `(row, cosine)` by
 /// descending cosine, ties by row. O(N·dim).
 pub fn exact_search(vectors: &Vectors, query: &[f32], k: usize) -> Vec<(usize, f32)> {

@@ -82,7 +82,10 @@ impl DenseSet {
                 });
             }
             let hnsw = if info.hnsw {
-                Some(index::read_hnsw(&dir.join(hnsw_file(part)))?)
+                let path = dir.join(hnsw_file(part));
+                let h = index::read_hnsw(&path)?;
+                index::check_hnsw_rows(&h, nodes, &path)?;
+                Some(h)
             } else {
                 None
             };

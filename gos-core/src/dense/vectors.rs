@@ -140,8 +140,10 @@ impl Vectors {
     /// Read a file written by [`Vectors::write`].
     ///
     /// # Errors
-    /// [`Error::Io`] when unreadable; [`Error::Inconsistent`] when the magic, header or length
-    /// is wrong (a truncated or foreign file).
+    /// [`Error::Io`] when unreadable; [`Error::Json`] when the header is not valid JSON;
+    /// [`Error::Inconsistent`] (naming `path`, asking for a rebuild) when the magic, header or
+    /// length is wrong (a truncated or foreign file), including a header whose
+    /// `count * dim * 4` overflows.
     pub fn read(path: &Path) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let bad = |reason: String| Error::Inconsistent {
@@ -151,9 +153,12 @@ impl Vectors {
         if bytes.len() < 16 || &bytes[..8] != VECTORS_MAGIC {
             return Err(bad("not a gos vectors file (bad magic)".into()));
         }
-        let hlen = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
-        let body = 16usize
-            .checked_add(hlen)
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[8..16]);
+        let hlen = u64::from_le_bytes(word);
+        let body = usize::try_from(hlen)
+            .ok()
+            .and_then(|h| h.checked_add(16))
             .filter(|&e| e <= bytes.len())
             .ok_or_else(|| bad(format!("header length {hlen} runs past the end")))?;
         let header: VectorsHeader =
@@ -161,7 +166,18 @@ impl Vectors {
                 path: path.to_path_buf(),
                 source: e,
             })?;
-        let expected = header.count * header.dim * 4;
+        // The header is file data: its product may not fit in memory sizes at all.
+        let expected = header
+            .count
+            .checked_mul(header.dim)
+            .and_then(|values| values.checked_mul(4))
+            .ok_or_else(|| {
+                bad(format!(
+                    "the header declares {} rows of {} values, more bytes than this machine \
+                     can address",
+                    header.count, header.dim
+                ))
+            })?;
         if bytes.len() - body != expected || header.text_hashes.len() != header.count {
             return Err(bad(format!(
                 "{} bytes of values for {} x {} (expected {expected}); the file is truncated",
@@ -172,7 +188,7 @@ impl Vectors {
         }
         let data = bytes[body..]
             .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         Ok(Vectors { header, data })
     }
@@ -204,5 +220,40 @@ mod tests {
         std::fs::write(&p, &bytes[..bytes.len() - 3]).unwrap();
         let err = Vectors::read(&p).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
+    }
+
+    /// A header whose `count * dim * 4` does not fit in `usize` is a typed error naming the
+    /// file, not an arithmetic overflow.
+    #[test]
+    fn overflowing_header_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("vectors");
+        let header = serde_json::json!({
+            "model": "m@1",
+            "view": "card",
+            "dim": 384,
+            "count": usize::MAX / 64,
+            "text_hashes": [],
+        });
+        let header = serde_json::to_vec(&header).unwrap();
+        let mut bytes = VECTORS_MAGIC.to_vec();
+        bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&header);
+        bytes.extend_from_slice(&[0u8; 8]);
+        std::fs::write(&p, &bytes).unwrap();
+        let err = Vectors::read(&p).unwrap_err();
+        assert!(matches!(err, Error::Inconsistent { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains(&p.display().to_string()), "{msg}");
+        assert!(msg.contains("rebuild"), "{msg}");
+        assert!(msg.contains("384"), "{msg}");
+        // A header length past the end of the file is refused the same way.
+        bytes[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        let msg = Vectors::read(&p).unwrap_err().to_string();
+        assert!(
+            msg.contains("runs past the end") && msg.contains("rebuild"),
+            "{msg}"
+        );
     }
 }

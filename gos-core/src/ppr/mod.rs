@@ -24,8 +24,9 @@
 //!   Its result is below the exact fixed point everywhere and the L1 gap equals the residual
 //!   mass it returns, so every call states its own error bound.
 //!
-//! Storage ([`TransitionMatrix`]): compressed rows of `M` with `u32` column indices and `f32`
-//! probabilities (8 bytes per nonzero plus 9 bytes per node); both solvers accumulate in `f64`.
+//! Storage ([`TransitionMatrix`]): `M` as a sprs CSR matrix (`sprs::CsMatI<f32, u32>`: `u32`
+//! column indices and row pointers, `f32` probabilities; 8 bytes per nonzero plus 4 per node).
+//! Both solvers read its CSR arrays and accumulate in `f64`.
 
 mod power;
 mod push;
@@ -35,6 +36,7 @@ pub use push::push_pagerank;
 
 use crate::error::{Error, Result};
 use crate::graph::{EdgeType, SkillGraph};
+use sprs::CsMatI;
 use std::str::FromStr;
 
 /// Reverse-mass factors per relation type. Defaults are the reference's hard-coded values
@@ -155,22 +157,48 @@ impl Default for PprParams {
     }
 }
 
-/// The row-stochastic transition matrix `M` in compressed rows (row = from node): row `u`
-/// holds `cols[offsets[u]..offsets[u + 1]]` with probabilities `probs[..]` summing to 1, or
-/// nothing when `u` is dangling. Built once per workspace and mode.
+/// The row-stochastic transition matrix `M` as a sprs CSR matrix (row = from node, `u32`
+/// indices and row pointers, `f32` probabilities): row `u` holds its out-neighbours with
+/// probabilities summing to 1, or nothing when `u` is dangling. Built once per workspace and
+/// mode.
 ///
-/// Memory: `8 * nnz + 8 * (nodes + 1)` bytes ([`TransitionMatrix::memory_bytes`]); `u32`
-/// indices limit it to 2^32 - 1 nodes.
+/// Memory: `8 * nnz + 4 * (nodes + 1)` bytes ([`TransitionMatrix::memory_bytes`]); the `u32`
+/// indices limit it to 2^32 - 1 nodes and 2^32 - 1 nonzeros.
 #[derive(Debug, Clone)]
 pub struct TransitionMatrix {
-    offsets: Vec<usize>,
-    cols: Vec<u32>,
-    probs: Vec<f32>,
+    csr: CsMatI<f32, u32>,
+}
+
+/// Borrowed CSR arrays of a [`TransitionMatrix`], read by the solvers' inner loops: row `u`
+/// is `indices[indptr[u]..indptr[u + 1]]` with probabilities `data[..]`.
+#[derive(Clone, Copy)]
+pub(super) struct CsrArrays<'a> {
+    indptr: &'a [u32],
+    indices: &'a [u32],
+    data: &'a [f32],
+}
+
+impl<'a> CsrArrays<'a> {
+    /// Out-neighbours of `u` with their transition probabilities.
+    #[inline]
+    pub(super) fn row(&self, u: usize) -> (&'a [u32], &'a [f32]) {
+        let r = self.indptr[u] as usize..self.indptr[u + 1] as usize;
+        (&self.indices[r.clone()], &self.data[r])
+    }
+
+    /// Number of out-neighbours of `u`.
+    #[inline]
+    pub(super) fn degree(&self, u: usize) -> usize {
+        (self.indptr[u + 1] - self.indptr[u]) as usize
+    }
 }
 
 impl TransitionMatrix {
     /// Build from `graph` with reverse factors `reverse` (see the module docs for the
     /// weights). Cost: O(nodes + edges log edges).
+    ///
+    /// # Panics
+    /// When the graph has 2^32 or more nodes or stored nonzeros.
     pub fn build(graph: &SkillGraph, reverse: &ReverseWeights) -> Self {
         let mut entries: Vec<(u32, u32, f64)> = Vec::with_capacity(2 * graph.edge_count());
         for (u, v, e) in graph.indexed_edges() {
@@ -191,17 +219,19 @@ impl TransitionMatrix {
     }
 
     /// Build from raw weighted entries `(from, to, weight)` over `n` nodes: duplicates are
-    /// summed, non-positive weights dropped, rows normalized. Used by [`TransitionMatrix::build`]
-    /// and by benchmarks on synthetic graphs.
+    /// summed, non-positive weights dropped, rows normalized (the sum in `f64`, each
+    /// probability rounded once to `f32`). Used by [`TransitionMatrix::build`] and by
+    /// benchmarks on synthetic graphs.
     ///
     /// # Panics
-    /// When an index is `>= n` or `n` does not fit in `u32`.
+    /// When an index is `>= n`, or `n` or the number of distinct entries does not fit in
+    /// `u32`.
     pub fn from_weighted_entries(n: usize, mut entries: Vec<(u32, u32, f64)>) -> Self {
         assert!(n <= u32::MAX as usize, "too many nodes for u32 indices");
         entries.retain(|e| e.2 > 0.0);
         entries.sort_unstable_by_key(|e| (e.0, e.1));
-        let mut offsets = vec![0usize; n + 1];
-        let mut cols: Vec<u32> = Vec::with_capacity(entries.len());
+        let mut counts = vec![0usize; n + 1];
+        let mut indices: Vec<u32> = Vec::with_capacity(entries.len());
         let mut weights: Vec<f64> = Vec::with_capacity(entries.len());
         let mut last: Option<(u32, u32)> = None;
         for (u, v, w) in entries {
@@ -211,54 +241,78 @@ impl TransitionMatrix {
                 continue;
             }
             last = Some((u, v));
-            cols.push(v);
+            indices.push(v);
             weights.push(w);
-            offsets[u as usize + 1] += 1;
+            counts[u as usize + 1] += 1;
         }
+        assert!(
+            indices.len() <= u32::MAX as usize,
+            "too many nonzeros for u32 row pointers"
+        );
         for i in 0..n {
-            offsets[i + 1] += offsets[i];
+            counts[i + 1] += counts[i];
         }
-        let mut probs = vec![0.0f32; weights.len()];
+        let mut data = vec![0.0f32; weights.len()];
         for u in 0..n {
-            let row = offsets[u]..offsets[u + 1];
+            let row = counts[u]..counts[u + 1];
             let sum: f64 = weights[row.clone()].iter().sum();
             for k in row {
-                probs[k] = (weights[k] / sum) as f32;
+                data[k] = (weights[k] / sum) as f32;
             }
         }
+        let indptr: Vec<u32> = counts.into_iter().map(|c| c as u32).collect();
+        // Rows sorted by column without duplicates and all indices in range, by construction:
+        // sprs's structure check cannot fail.
         TransitionMatrix {
-            offsets,
-            cols,
-            probs,
+            csr: CsMatI::new((n, n), indptr, indices, data),
+        }
+    }
+
+    /// The matrix as a sprs CSR matrix (`nodes x nodes`, row = from node).
+    pub fn csr(&self) -> &CsMatI<f32, u32> {
+        &self.csr
+    }
+
+    /// The CSR arrays. The matrix is owned and never sliced, so its row pointers start at 0.
+    pub(super) fn arrays(&self) -> CsrArrays<'_> {
+        let (indptr, indices, data) = self.csr.view().into_raw_storage();
+        CsrArrays {
+            indptr,
+            indices,
+            data,
         }
     }
 
     /// Number of nodes.
     pub fn node_count(&self) -> usize {
-        self.offsets.len() - 1
+        self.csr.rows()
     }
 
     /// Number of stored nonzeros.
     pub fn nnz(&self) -> usize {
-        self.cols.len()
+        self.csr.nnz()
     }
 
-    /// Heap bytes of the matrix (offsets, indices, probabilities).
+    /// Heap bytes of the matrix (row pointers, indices, probabilities).
     pub fn memory_bytes(&self) -> usize {
-        self.offsets.len() * std::mem::size_of::<usize>()
-            + self.cols.len() * std::mem::size_of::<u32>()
-            + self.probs.len() * std::mem::size_of::<f32>()
+        (self.node_count() + 1) * std::mem::size_of::<u32>()
+            + self.nnz() * (std::mem::size_of::<u32>() + std::mem::size_of::<f32>())
     }
 
     /// Whether `u` has no out-neighbours (its mass returns to the personalization vector).
+    ///
+    /// # Panics
+    /// When `u >= node_count()`.
     pub fn is_dangling(&self, u: usize) -> bool {
-        self.offsets[u] == self.offsets[u + 1]
+        self.arrays().degree(u) == 0
     }
 
-    /// Out-neighbours of `u` with their transition probabilities.
+    /// Out-neighbours of `u` (ascending) with their transition probabilities.
+    ///
+    /// # Panics
+    /// When `u >= node_count()`.
     pub fn row(&self, u: usize) -> (&[u32], &[f32]) {
-        let r = self.offsets[u]..self.offsets[u + 1];
-        (&self.cols[r.clone()], &self.probs[r])
+        self.arrays().row(u)
     }
 
     /// Dense row-stochastic matrix `M` (row = from, column = to); for tests and small graphs.
@@ -404,7 +458,26 @@ mod tests {
         assert_eq!(m.nnz(), 2);
         assert_eq!(m.row(0), (&[1u32, 2][..], &[0.5f32, 0.5][..]));
         assert!(m.is_dangling(1) && m.is_dangling(2));
-        assert_eq!(m.memory_bytes(), 4 * 8 + 2 * 4 + 2 * 4);
+        assert_eq!(m.memory_bytes(), 4 * 4 + 2 * 4 + 2 * 4);
+    }
+
+    #[test]
+    fn the_matrix_is_a_sprs_csr_and_an_empty_graph_works() {
+        let m = TransitionMatrix::build(&chain(), &ReverseWeights::default());
+        let csr = m.csr();
+        assert!(csr.is_csr());
+        assert_eq!(csr.shape(), (3, 3));
+        assert_eq!(csr.indptr().raw_storage(), &[0u32, 1, 3, 4][..]);
+        assert_eq!(csr.indices(), &[1u32, 0, 2, 1][..]);
+        let empty = TransitionMatrix::from_weighted_entries(0, Vec::new());
+        assert_eq!((empty.node_count(), empty.nnz()), (0, 0));
+        let r = personalized_pagerank(&empty, &[], &PprParams::default());
+        assert!(r.scores.is_empty());
+        assert!(
+            push_pagerank(&empty, &[], &PprParams::default())
+                .scores
+                .is_empty()
+        );
     }
 
     #[test]

@@ -14,7 +14,8 @@ pub(super) fn normalized(personalization: &[f64]) -> Option<Vec<f64>> {
 /// to the fixed point is at most `residual * (1 - a) / a`.
 ///
 /// `personalization` has one non-negative entry per node; it is normalized to sum 1. An
-/// all-zero vector gives all-zero scores. Cost: O(iterations * (nodes + nonzeros)) time,
+/// all-zero vector gives all-zero scores. `M^T s` is a scatter over the rows of the CSR
+/// matrix in row order, in `f64`. Cost: O(iterations * (nodes + nonzeros)) time,
 /// three vectors of `nodes` f64.
 ///
 /// # Panics
@@ -30,6 +31,7 @@ pub fn personalized_pagerank(
         return PprResult::zeros(n);
     };
     let a = params.restart_prob;
+    let csr = m.arrays();
     let mut s = p.clone();
     let mut next = vec![0.0; n];
     let mut iterations = 0;
@@ -42,7 +44,7 @@ pub fn personalized_pagerank(
             if su == 0.0 {
                 continue;
             }
-            let (cols, probs) = m.row(u);
+            let (cols, probs) = csr.row(u);
             if cols.is_empty() {
                 dangling_mass += su;
             }

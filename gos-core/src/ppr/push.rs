@@ -9,16 +9,16 @@
 //! `||exact - x||_1 = sum(r)`: the returned residual is the exact L1 error, not an estimate.
 
 use super::power::normalized;
-use super::{PprParams, PprResult, TransitionMatrix};
+use super::{CsrArrays, PprParams, PprResult, TransitionMatrix};
 use std::collections::VecDeque;
 
 /// Share of the nodes (`1 / SWEEP_SHARE`) in the queue at which push switches to sweeps.
 const SWEEP_SHARE: usize = 16;
 
-/// Push node `u`: move `a * r_u` into `x_u` and spread `(1 - a) * r_u` along row `u` (over
+/// Push node `u`: move `a * r_u` into `x_u` and spread `(1 - a) * r_u` along CSR row `u` (over
 /// the seeds when `u` is dangling), calling `touched(v, new r_v)` for every receiver.
 fn push_node(
-    m: &TransitionMatrix,
+    m: CsrArrays<'_>,
     a: f64,
     u: usize,
     x: &mut [f64],
@@ -70,7 +70,8 @@ pub fn push_pagerank(
     };
     let a = params.restart_prob;
     let eps = params.push_epsilon;
-    let threshold = |u: usize| eps * (m.row(u).0.len().max(1)) as f64;
+    let csr = m.arrays();
+    let threshold = |u: usize| eps * (csr.degree(u).max(1)) as f64;
     let seeds: Vec<(usize, f64)> = p
         .iter()
         .enumerate()
@@ -98,7 +99,7 @@ pub fn push_pagerank(
     while let Some(u) = queue.pop_front() {
         let u = u as usize;
         queued[u] = false;
-        push_node(m, a, u, &mut x, &mut r, &seeds, |v, r| {
+        push_node(csr, a, u, &mut x, &mut r, &seeds, |v, r| {
             if !queued[v] && r >= threshold(v) {
                 queued[v] = true;
                 queue.push_back(v as u32);
@@ -117,7 +118,7 @@ pub fn push_pagerank(
         let mut pushed = false;
         for u in 0..n {
             if r[u] > 0.0 && r[u] >= threshold(u) {
-                push_node(m, a, u, &mut x, &mut r, &seeds, |_, _| {});
+                push_node(csr, a, u, &mut x, &mut r, &seeds, |_, _| {});
                 pushes += 1;
                 pushed = true;
             }
