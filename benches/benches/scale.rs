@@ -141,7 +141,9 @@ fn bench_scale(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("bm25_query_top50", n), |b| {
             b.iter(|| {
                 k = (k + 1) % terms.len();
-                ws.lexical().search(black_box(&terms[k]), 50).expect("search")
+                ws.lexical()
+                    .search(black_box(&terms[k]), 50)
+                    .expect("search")
             })
         });
         let hits = ws.lexical().search(&terms[0], 5).expect("search");

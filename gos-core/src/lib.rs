@@ -64,8 +64,10 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "neural")]
 pub mod cross_encoder;
 pub mod dense;
+#[cfg(feature = "neural")]
 pub mod device;
 pub mod diffuse;
 pub mod error;
@@ -74,6 +76,7 @@ pub mod graph;
 pub mod hydrate;
 pub mod lexical;
 pub mod manifest;
+#[cfg(feature = "neural")]
 mod model_dir;
 
 pub mod ppr;

@@ -9,10 +9,12 @@
 //! Which text of a skill is embedded is a [`TextView`]; docs/evaluation.md has the DEV
 //! measurements behind the default.
 
+#[cfg(feature = "neural")]
 pub mod encoder;
 pub mod index;
 pub mod vectors;
 
+#[cfg(feature = "neural")]
 pub use encoder::SentenceEncoder;
 pub use index::{DenseIndex, HnswParams};
 pub use vectors::Vectors;

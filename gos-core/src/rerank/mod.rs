@@ -8,15 +8,19 @@
 //!   cross-encoder reads the query with the top candidates' text and reorders them, keeping a
 //!   reserved share of the bundle for graph-added prerequisites.
 
+#[cfg(feature = "neural")]
 mod cross_encoder;
 mod fields;
+mod window;
 
 pub use crate::fusion::{DEFAULT_DENSE_WEIGHT, RerankWeights};
-pub use cross_encoder::{
-    CrossEncoderReranker, DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT,
-    StageParams, WindowItem, order_window,
-};
+#[cfg(feature = "neural")]
+pub use cross_encoder::CrossEncoderReranker;
 pub use fields::{FieldEvidence, name_coverage};
+pub use window::{
+    DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT, StageParams,
+    WindowItem, order_window,
+};
 
 use crate::error::Result;
 use crate::query::Query;

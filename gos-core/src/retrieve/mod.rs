@@ -19,7 +19,9 @@ pub use crate::relevance::DEFAULT_MIN_DENSE_SCORE;
 pub use crate::rerank::RankedSkill;
 pub use mode::RetrievalMode;
 
+#[cfg(feature = "neural")]
 use crate::cross_encoder::CrossEncoder;
+#[cfg(feature = "neural")]
 use crate::dense::SentenceEncoder;
 use crate::diffuse;
 use crate::error::{Error, Result};
@@ -30,15 +32,16 @@ use crate::relevance::{
     self, DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, Decision, NoHitReason,
     RelevanceEvidence, RelevanceFloors,
 };
-use crate::rerank::{
-    CrossEncoderReranker, FieldEvidence, RerankContext, RerankWeights, Reranker, StageParams,
-};
+#[cfg(feature = "neural")]
+use crate::rerank::{CrossEncoderReranker, StageParams};
+use crate::rerank::{FieldEvidence, RerankContext, RerankWeights, Reranker};
 use crate::seed::{
     DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedParams, SeedSource, Seeder, seeds_from_pool,
 };
 use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
 use serde::Serialize;
+#[cfg(feature = "neural")]
 use std::path::Path;
 use std::time::Instant;
 
@@ -136,11 +139,13 @@ pub struct Retrieval {
 }
 
 /// A model the retriever either borrows or owns.
+#[cfg(feature = "neural")]
 enum Held<'w, T> {
     Borrowed(&'w T),
     Owned(Box<T>),
 }
 
+#[cfg(feature = "neural")]
 impl<T> std::ops::Deref for Held<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
@@ -156,7 +161,9 @@ impl<T> std::ops::Deref for Held<'_, T> {
 pub struct Retriever<'w> {
     ws: &'w Workspace,
     name_tokens: Vec<Vec<String>>,
+    #[cfg(feature = "neural")]
     encoder: Option<Held<'w, SentenceEncoder>>,
+    #[cfg(feature = "neural")]
     cross_encoder: Option<(Held<'w, CrossEncoder>, StageParams)>,
 }
 
@@ -177,11 +184,14 @@ impl<'w> Retriever<'w> {
         Retriever {
             ws,
             name_tokens,
+            #[cfg(feature = "neural")]
             encoder: None,
+            #[cfg(feature = "neural")]
             cross_encoder: None,
         }
     }
 
+    #[cfg(feature = "neural")]
     /// The retriever `gos retrieve` uses: when the workspace has skill vectors, it loads the
     /// sentence encoder they were built with (from `model_dir` when given, else from the model
     /// directory the workspace recorded) on `device`, so [`SeedSource::Auto`] seeds hybrid;
@@ -208,6 +218,7 @@ impl<'w> Retriever<'w> {
         retriever.attach_encoder(Held::Owned(Box::new(encoder)))
     }
 
+    #[cfg(feature = "neural")]
     /// Use `encoder` for query embeddings (needed by dense and hybrid seeds, and what makes
     /// [`SeedSource::Auto`] hybrid).
     ///
@@ -218,6 +229,7 @@ impl<'w> Retriever<'w> {
         self.attach_encoder(Held::Borrowed(encoder))
     }
 
+    #[cfg(feature = "neural")]
     fn attach_encoder(mut self, encoder: Held<'w, SentenceEncoder>) -> Result<Self> {
         let Some(dense) = self.ws.dense() else {
             return Err(Error::InvalidOption {
@@ -243,6 +255,7 @@ impl<'w> Retriever<'w> {
         Ok(self)
     }
 
+    #[cfg(feature = "neural")]
     /// Add the cross-encoder reranker after field-evidence reranking
     /// ([`crate::rerank::CrossEncoderReranker`]).
     pub fn with_cross_encoder(mut self, ce: &'w CrossEncoder, params: StageParams) -> Self {
@@ -250,6 +263,7 @@ impl<'w> Retriever<'w> {
         self
     }
 
+    #[cfg(feature = "neural")]
     /// [`Retriever::with_cross_encoder`] with a model the retriever keeps.
     pub fn with_owned_cross_encoder(mut self, ce: CrossEncoder, params: StageParams) -> Self {
         self.cross_encoder = Some((Held::Owned(Box::new(ce)), params));
@@ -263,7 +277,10 @@ impl<'w> Retriever<'w> {
 
     /// Whether the retriever has a query encoder (then [`SeedSource::Auto`] seeds hybrid).
     pub fn has_encoder(&self) -> bool {
-        self.encoder.is_some()
+        #[cfg(feature = "neural")]
+        return self.encoder.is_some();
+        #[cfg(not(feature = "neural"))]
+        false
     }
 
     /// The seed source `asked` resolves to with this retriever ([`SeedSource::resolve`]).
@@ -280,6 +297,7 @@ impl<'w> Retriever<'w> {
         self.retrieve_embedded(query, None, opts)
     }
 
+    #[cfg(feature = "neural")]
     /// Embed `query` with the retriever's encoder: unit vectors of the encoder's dimension,
     /// the whole text first, then (with `chunks`) one per passage of
     /// [`crate::dense::query_passages`]. A skill's dense score is its best cosine over them.
@@ -329,7 +347,7 @@ impl<'w> Retriever<'w> {
             query = query.with_vectors(match query_vectors {
                 Some(v) => v,
                 None => {
-                    embedded = self.embed_query(text, opts.seeds.query_chunks)?;
+                    embedded = self.embed_query_or_refuse(text, opts)?;
                     &embedded
                 }
             });
@@ -368,11 +386,8 @@ impl<'w> Retriever<'w> {
         let floors = opts.floors();
         let eligible = relevance::eligible(&ranked, floors.min_relative_score);
         let t = Instant::now();
-        if let Some((model, params)) = &self.cross_encoder {
-            ctx.eligible = eligible;
-            CrossEncoderReranker::new(model, *params)?.rerank(&mut ranked, &ctx)?;
-        }
-        let t_cross_encoder = if self.cross_encoder.is_some() {
+        ctx.eligible = eligible;
+        let t_cross_encoder = if self.cross_encode(&mut ranked, &ctx)? {
             ms(t)
         } else {
             0.0
@@ -420,6 +435,33 @@ impl<'w> Retriever<'w> {
                 total: ms(start),
             },
         })
+    }
+
+    /// The query's embeddings for dense and hybrid seeds.
+    fn embed_query_or_refuse(&self, text: &str, opts: &RetrieveOptions) -> Result<Vec<Vec<f32>>> {
+        #[cfg(feature = "neural")]
+        return self.embed_query(text, opts.seeds.query_chunks);
+        #[cfg(not(feature = "neural"))]
+        {
+            let _ = (text, opts);
+            Err(Error::InvalidOption {
+                name: "SeedParams::source",
+                reason: "dense and hybrid seeds need the query's embeddings: pass them to \
+                         retrieve_embedded, or build gos-core with the `neural` feature"
+                    .into(),
+            })
+        }
+    }
+
+    /// Run the cross-encoder reranker when the retriever has one; whether it ran.
+    fn cross_encode(&self, ranked: &mut Vec<RankedSkill>, ctx: &RerankContext<'_>) -> Result<bool> {
+        #[cfg(feature = "neural")]
+        if let Some((model, params)) = &self.cross_encoder {
+            CrossEncoderReranker::new(model, *params)?.rerank(ranked, ctx)?;
+            return Ok(true);
+        }
+        let _ = (ranked, ctx);
+        Ok(false)
     }
 
     /// The seeder of the concrete `source`.
@@ -479,6 +521,7 @@ impl<'w> Retriever<'w> {
     }
 }
 
+#[cfg(feature = "neural")]
 /// The query encoder of `ws`: `None` when the workspace has no skill vectors; otherwise the
 /// sentence encoder loaded from `model_dir` when given, else from the model directory the
 /// workspace recorded at build time, on `device`.
