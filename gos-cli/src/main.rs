@@ -4,6 +4,9 @@
 //! (`build_cmd`, `retrieve_cmd`, `stats_cmd`, `eval_cmd`, `synth_cmd`), which maps the flags to
 //! library options, calls the library, and formats the output.
 
+// Flag doc comments are the --help text, where URLs are written bare.
+#![allow(rustdoc::bare_urls)]
+
 mod args;
 mod build_cmd;
 mod encoder_arg;

@@ -5,7 +5,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Relation type of an edge ([P] §3.2; reference `prompts.py`).
+/// Relation type of an edge (\[P\] §3.2; reference `prompts.py`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EdgeType {

@@ -14,7 +14,7 @@ use crate::text::clip_at_line;
 use serde::Serialize;
 
 /// Bundle budgets. Defaults: 8 skills, 2,400 characters per skill, 12,000 in all
-/// ([C] `RETRIEVAL_TOP_N`, `MAX_SKILL_CHARS`, `MAX_CONTEXT_CHARS`).
+/// (\[C\] `RETRIEVAL_TOP_N`, `MAX_SKILL_CHARS`, `MAX_CONTEXT_CHARS`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Budgets {
     /// Most skills in a bundle.
@@ -28,11 +28,11 @@ pub struct Budgets {
     pub min_content_chars: usize,
 }
 
-/// Default [`Budgets::top_n`] ([C] `RETRIEVAL_TOP_N`).
+/// Default [`Budgets::top_n`] (\[C\] `RETRIEVAL_TOP_N`).
 pub const DEFAULT_TOP_N: usize = 8;
-/// Default [`Budgets::max_chars_per_skill`] ([C] `MAX_SKILL_CHARS`).
+/// Default [`Budgets::max_chars_per_skill`] (\[C\] `MAX_SKILL_CHARS`).
 pub const DEFAULT_MAX_CHARS_PER_SKILL: usize = 2_400;
-/// Default [`Budgets::max_context_chars`] ([C] `MAX_CONTEXT_CHARS`).
+/// Default [`Budgets::max_context_chars`] (\[C\] `MAX_CONTEXT_CHARS`).
 pub const DEFAULT_MAX_CONTEXT_CHARS: usize = 12_000;
 
 impl Default for Budgets {
@@ -46,7 +46,7 @@ impl Default for Budgets {
     }
 }
 
-/// Bundle status ([C] `SKILL_HIT` / `NO_SKILL_HIT`).
+/// Bundle status (\[C\] `SKILL_HIT` / `NO_SKILL_HIT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum RetrievalStatus {
     /// At least one skill cleared the relevance floor and was hydrated.

@@ -1,6 +1,6 @@
 //! The manifest: one versioned JSON document listing every skill node of a workspace.
 //!
-//! The manifest is the unit of reproducibility ([P] recommends versioning normalized
+//! The manifest is the unit of reproducibility (\[P\] recommends versioning normalized
 //! manifests): it holds no timestamps or timings, nodes are sorted by id, and the same library
 //! gives a byte-identical `manifest.json`. Its JSON Schema is `manifests/manifest.schema.json`.
 

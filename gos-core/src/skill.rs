@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where the value of a node field came from.
 ///
-/// The paper ([P] §3.1) describes field-level provenance flags; the reference implementation
+/// The paper (\[P\] §3.1) describes field-level provenance flags; the reference implementation
 /// only keeps a per-node flag, so gos records provenance per field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

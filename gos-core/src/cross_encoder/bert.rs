@@ -1,7 +1,7 @@
 //! BERT-family sequence classifier: the layout of Hugging Face `BertForSequenceClassification`
 //! (the ms-marco MiniLM cross-encoders).
 //!
-//! `logits = classifier(tanh(pooler(h[CLS])))`, where `h` is the last hidden state of the BERT
+//! `logits = classifier(tanh(pooler(h\[CLS\])))`, where `h` is the last hidden state of the BERT
 //! encoder (candle-transformers' [`BertModel`]), `pooler` a `hidden x hidden` linear layer and
 //! `classifier` a `hidden x num_labels` linear layer. Weight names: `bert.*` for the encoder
 //! (or no prefix), `bert.pooler.dense.{weight,bias}`, `classifier.{weight,bias}`.

@@ -11,11 +11,11 @@
 //! `config.json` ([`Architecture::detect`]):
 //!
 //! - BERT-family sequence classifiers (`BertForSequenceClassification`, e.g. the
-//!   `cross-encoder/ms-marco-MiniLM-L-6-v2` family): [`bert`];
+//!   `cross-encoder/ms-marco-MiniLM-L-6-v2` family): `bert`;
 //! - XLM-RoBERTa sequence classifiers (`XLMRobertaForSequenceClassification`, e.g.
-//!   `BAAI/bge-reranker-base`): [`xlm_roberta`].
+//!   `BAAI/bge-reranker-base`): `xlm_roberta`.
 //!
-//! The pair is tokenized by the model's own tokenizer.json ([`pair`]): its special-token
+//! The pair is tokenized by the model's own tokenizer.json (`pair`): its special-token
 //! template, padding to the longest pair of a batch, truncation that keeps the query.
 //! Numerical agreement with an independent numpy forward pass is checked by the
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).

@@ -1,5 +1,5 @@
 //! Pair tokenization: `(query, document)` through the model's own tokenizer.json, with the
-//! special-token template that file defines (`[CLS] q [SEP] d [SEP]` for BERT,
+//! special-token template that file defines (`\[CLS\] q \[SEP\] d \[SEP\]` for BERT,
 //! `<s> q </s></s> d </s>` for XLM-R), padding to the longest pair of the batch, and a
 //! truncation that keeps the query and cuts the document.
 //!

@@ -264,8 +264,8 @@ const WORDS: [&str; 32] = [
 ];
 
 /// A WordPiece tokenizer.json in the layout of the ms-marco MiniLM cross-encoders: BERT
-/// normalizer (lower case), BERT pre-tokenizer, template `[CLS] $A [SEP] $B:1 [SEP]:1`.
-/// Vocabulary: `[PAD]`=0, `[UNK]`=1, `[CLS]`=2, `[SEP]`=3, `[MASK]`=4, then [`WORDS`], the
+/// normalizer (lower case), BERT pre-tokenizer, template `\[CLS\] $A \[SEP\] $B:1 \[SEP\]:1`.
+/// Vocabulary: `[PAD]`=0, `[UNK]`=1, `\[CLS\]`=2, `\[SEP\]`=3, `[MASK]`=4, then [`WORDS`], the
 /// letters `a`-`z`, `##a`-`##z`, `.` and `,` (so every lower-case ASCII word tokenizes).
 /// Returns the JSON text and the vocabulary size.
 pub fn tiny_bert_tokenizer_json() -> (String, usize) {

@@ -163,14 +163,14 @@ impl SentenceEncoder {
         self.dim
     }
 
-    /// Truncation length in tokens, [CLS] and [SEP] included.
+    /// Truncation length in tokens, \[CLS\] and \[SEP\] included.
     pub fn max_seq_length(&self) -> usize {
         self.max_seq_length
     }
 
     /// Embed one batch of texts: `texts.len()` unit vectors of [`Self::dim`] f32 each, in input
     /// order. The batch is padded to its longest text; padding does not change a text's vector
-    /// (mean pooling reads the attention mask). An empty text embeds [CLS][SEP].
+    /// (mean pooling reads the attention mask). An empty text embeds \[CLS\]\[SEP\].
     ///
     /// # Errors
     /// [`Error::Model`] on tokenizer or tensor failures, and when the model returns another

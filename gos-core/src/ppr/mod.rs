@@ -1,7 +1,7 @@
 //! Personalized PageRank over a sparse, row-stochastic transition matrix with type-specific
-//! reverse mass ("reverse-aware" diffusion, [P] §3.4).
+//! reverse mass ("reverse-aware" diffusion, \[P\] §3.4).
 //!
-//! Transition matrix ([C] `retrieval.py::build_transition_matrix`, with the fixes of §7.17):
+//! Transition matrix (\[C\] `retrieval.py::build_transition_matrix`, with the fixes of §7.17):
 //! every stored edge `u -> v` of weight `w` adds `w` to `M[u, v]` (forward mass); directed
 //! types (dependency, workflow) also add `w * gamma_type` to `M[v, u]` (reverse mass), so a
 //! seeded consumer sends relevance back to its prerequisites. Semantic and alternative
@@ -16,10 +16,10 @@
 //! probability, i.e. d = 0.8 in the textbook convention) and `d(s)` the mass on dangling nodes.
 //! Two solvers reach it:
 //!
-//! - [`power`]: exact power iteration ([C] `personalized_pagerank`), stopping when the L1
+//! - `power`: exact power iteration (\[C\] `personalized_pagerank`), stopping when the L1
 //!   change is at most `tolerance` (1e-6) or after `max_iter` (50) iterations. Cost per
 //!   iteration O(nodes + nonzeros). The reference for tests and the default of `gos eval`.
-//! - [`push`]: local forward push (Andersen, Chung and Lang 2006, "Local graph partitioning
+//! - `push`: local forward push (Andersen, Chung and Lang 2006, "Local graph partitioning
 //!   using PageRank vectors"), which only touches nodes whose residual exceeds a threshold.
 //!   Its result is below the exact fixed point everywhere and the L1 gap equals the residual
 //!   mass it returns, so every call states its own error bound.
@@ -85,7 +85,7 @@ impl ReverseWeights {
 }
 
 /// Diffusion parameters. Defaults: restart probability 0.2, tolerance 1e-6 (L1), at most 50
-/// iterations ([C] `Settings`: `PPR_DAMPING`, `PPR_TOLERANCE`, `PPR_MAX_ITER`); push threshold
+/// iterations (\[C\] `Settings`: `PPR_DAMPING`, `PPR_TOLERANCE`, `PPR_MAX_ITER`); push threshold
 /// 1e-9 per unit of out-degree (docs/performance.md: with it the DEV reverse arm is identical
 /// to the exact solver; 1e-7 moved one near-duplicate tie).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,7 +10,7 @@ pub(super) fn normalized(personalization: &[f64]) -> Option<Vec<f64>> {
 
 /// Personalized PageRank by power iteration: `s' = a p + (1 - a) (M^T s + d(s) p)` from
 /// `s = p` until the L1 change is at most `params.tolerance` or `params.max_iter` iterations
-/// have run ([C] `personalized_pagerank`). The result is normalized to sum 1; its L1 distance
+/// have run (\[C\] `personalized_pagerank`). The result is normalized to sum 1; its L1 distance
 /// to the fixed point is at most `residual * (1 - a) / a`.
 ///
 /// `personalization` has one non-negative entry per node; it is normalized to sum 1. An

@@ -9,7 +9,7 @@
 //! 3. **rerank** ([`crate::rerank`]): [`FieldEvidence`], then optionally the cross-encoder;
 //! 4. **decide** ([`crate::relevance`]): the floors say whether anything is relevant;
 //! 5. **hydrate** ([`crate::hydrate`]): the bundle under character budgets, each skill with
-//!    its reason ([`reason`]).
+//!    its reason (`reason`).
 
 mod candidates;
 mod mode;

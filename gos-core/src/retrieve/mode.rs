@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use serde::Serialize;
 use std::str::FromStr;
 
-/// Graph operation applied to the seeds (the ablation arms of [P] Table 2, reference notes §3).
+/// Graph operation applied to the seeds (the ablation arms of \[P\] Table 2, reference notes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]

@@ -5,7 +5,7 @@
 //! ([`DenseSeeder`], [`crate::dense`]), or both fused ([`HybridSeeder`]: a weighted sum of min-max
 //! normalized scores by default, or reciprocal rank fusion; formulas in [`crate::fusion`]). The
 //! seed set is the pool's first `seed_k` entries ([`seeds_from_pool`]). The reference took 5
-//! seeds with harmonic rank weights ([C] `build_rank_distribution`: w_r = (1/r)/H_n); gos
+//! seeds with harmonic rank weights (\[C\] `build_rank_distribution`: w_r = (1/r)/H_n); gos
 //! weights seeds by their first-stage score relative to the others by default, which keeps a
 //! clear winner from being diluted by weak runners-up, and keeps the harmonic weights as an
 //! option.
@@ -164,7 +164,7 @@ pub enum SeedWeighting {
     /// Weight proportional to the BM25 score.
     #[default]
     Score,
-    /// Weight `(1/r) / H_n` for rank `r` of `n` seeds ([C] reference behaviour).
+    /// Weight `(1/r) / H_n` for rank `r` of `n` seeds (\[C\] reference behaviour).
     Harmonic,
 }
 
