@@ -46,13 +46,16 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
     }
     let mode: RetrievalMode = parts[0].parse().map_err(|e| refuse(format!("{e}")))?;
     let seeds = parts.get(1).copied().unwrap_or("lexical");
-    let source: SeedSource = seeds.parse().map_err(|e| refuse(format!("{e}")))?;
-    if source == SeedSource::Auto {
-        // An arm is one fixed configuration; `auto` would depend on the models loaded.
-        return Err(refuse(
-            "seeds must be lexical, dense or hybrid (an arm does not resolve `auto`)".into(),
-        ));
-    }
+    // An arm is one fixed configuration, so `auto` (which depends on the models loaded) is
+    // not an arm's seed source.
+    let source = match seeds.parse::<SeedSource>() {
+        Ok(s) if s != SeedSource::Auto => s,
+        _ => {
+            return Err(refuse(format!(
+                "seeds `{seeds}` is not one of lexical, dense, hybrid"
+            )));
+        }
+    };
     let reranker = parts.get(2).copied();
     if let Some(r) = reranker.filter(|r| !RERANKERS.contains(r)) {
         return Err(refuse(format!(
@@ -143,8 +146,8 @@ mod tests {
         assert_eq!(ce.name, "one-hop/lexical/cross-encoder");
         assert!(ce.cross_encoder && !parse_arm("one-hop").unwrap().cross_encoder);
         assert!(err("sideways/lexical").contains("sideways"));
-        assert!(err("reverse/bm42").contains("not one of auto, lexical, dense, hybrid"));
-        assert!(err("reverse/auto").contains("does not resolve `auto`"));
+        assert!(err("reverse/bm42").contains("not one of lexical, dense, hybrid"));
+        assert!(err("reverse/auto").contains("`auto` is not one of lexical, dense, hybrid"));
         assert!(err("reverse//").contains("MODE/SEEDS"));
         assert!(
             parse_arms("reverse,reverse/lexical")

@@ -27,17 +27,18 @@ pub fn reason(
     if let Some(s) = r.seed_rank {
         return format!("seed match (rank {s}: {})", evidence());
     }
-    if mode != RetrievalMode::NoGraph && r.graph_score > 0.0 {
-        if let Some((other, link, e)) = link_to(ws.graph(), r.node, above) {
-            return format!(
-                "{} {} via {} edge ({}: {})",
-                link.as_str(),
-                ws.manifest().nodes[other].name,
-                e.edge_type.as_str(),
-                e.provenance.as_str(),
-                e.evidence
-            );
-        }
+    if mode != RetrievalMode::NoGraph
+        && r.graph_score > 0.0
+        && let Some((other, link, e)) = link_to(ws.graph(), r.node, above)
+    {
+        return format!(
+            "{} {} via {} edge ({}: {})",
+            link.as_str(),
+            ws.manifest().nodes[other].name,
+            e.edge_type.as_str(),
+            e.provenance.as_str(),
+            e.evidence
+        );
     }
     match r.pool_rank {
         Some(l) => format!("first-stage match (rank {l}: {})", evidence()),
