@@ -42,7 +42,7 @@ fn bench_retrieve(c: &mut Criterion) {
     let mut p = vec![0.0; ws.len()];
     p[0] = 1.0;
     c.bench_function("ppr_reverse_fixtures", |b| {
-        b.iter(|| personalized_pagerank(&ws.reverse_matrix(), black_box(&p), &PprParams::default()))
+        b.iter(|| personalized_pagerank(ws.reverse_matrix(), black_box(&p), &PprParams::default()))
     });
     c.bench_function("retrieve_end_to_end_fixtures", |b| {
         b.iter(|| {

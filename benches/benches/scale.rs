@@ -153,10 +153,10 @@ fn bench_scale(c: &mut Criterion) {
         }
         let params = PprParams::default();
         group.bench_function(BenchmarkId::new("ppr_exact", n), |b| {
-            b.iter(|| personalized_pagerank(&ws.reverse_matrix(), black_box(&p), &params))
+            b.iter(|| personalized_pagerank(ws.reverse_matrix(), black_box(&p), &params))
         });
         group.bench_function(BenchmarkId::new("ppr_push", n), |b| {
-            b.iter(|| push_pagerank(&ws.reverse_matrix(), black_box(&p), &params))
+            b.iter(|| push_pagerank(ws.reverse_matrix(), black_box(&p), &params))
         });
         let retriever = Retriever::new(&ws);
         for method in [PprMethod::Push, PprMethod::Exact] {

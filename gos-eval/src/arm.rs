@@ -167,9 +167,14 @@ mod tests {
         for arm in parse_arms(DEFAULT_ARMS).unwrap() {
             let opts = arm_options(&base, &arm);
             assert_eq!(opts.mode, arm.mode);
+            assert_eq!(opts.seeds.source, arm.source);
             assert_eq!(
                 RetrieveOptions {
                     mode: base.mode,
+                    seeds: SeedParams {
+                        source: base.seeds.source,
+                        ..opts.seeds
+                    },
                     ..opts
                 },
                 base
