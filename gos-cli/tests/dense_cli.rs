@@ -4,37 +4,10 @@
 //! without it, unless `GOS_REQUIRE_MODEL=1` (set by `.ci/run`).
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{gos, model_dir, repo};
 use std::process::Command;
-
-fn gos() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
-    c.env_remove("GOS_MODEL_DIR");
-    c
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("GOS_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("models/all-MiniLM-L6-v2"));
-    if dir.join("model.safetensors").is_file() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "no sentence encoder at {} (run scripts/setup-model.sh)",
-        dir.display()
-    );
-    assert!(
-        std::env::var("GOS_REQUIRE_MODEL").as_deref() != Ok("1"),
-        "{msg}"
-    );
-    eprintln!("SKIP: {msg}");
-    None
-}
 
 fn json_ok(cmd: &mut Command) -> Value {
     let out = cmd.output().unwrap();

@@ -8,37 +8,10 @@
 use gos_core::device::Device;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn gos() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
-    c.env_remove("GOS_MODEL_DIR");
-    c
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("GOS_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("models/all-MiniLM-L6-v2"));
-    if dir.join("model.safetensors").is_file() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "no sentence encoder at {} (run scripts/setup-model.sh)",
-        dir.display()
-    );
-    assert!(
-        std::env::var("GOS_REQUIRE_MODEL").as_deref() != Ok("1"),
-        "{msg}"
-    );
-    eprintln!("SKIP: {msg}");
-    None
-}
+use common::{gos, model_dir, repo};
+use std::path::Path;
 
 const QUERIES: [&str; 3] = [
     "Make a choropleth PNG of population density per county from /root/data/counties.shp",

@@ -198,7 +198,7 @@ pub enum TextView {
     /// Name, description, capability, input/output types, domain tags and tooling.
     #[default]
     Card,
-    /// Name and description followed by the start of the body ([`BODY_VIEW_CHARS`]).
+    /// Name and description followed by the start of the body (`BODY_VIEW_CHARS` characters).
     Body,
     /// Two embeddings, the card view and the body view, fused at score level (max cosine).
     Sectioned,

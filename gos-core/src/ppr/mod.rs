@@ -108,9 +108,9 @@ pub struct PprParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum PprMethod {
-    /// Power iteration to `tolerance` ([`personalized_pagerank`]).
+    /// Power iteration to an L1 change under the tolerance (`personalized_pagerank`).
     Exact,
-    /// Forward push to `push_epsilon` ([`push_pagerank`]).
+    /// Local forward push; its leftover residual is its L1 error (`push_pagerank`).
     #[default]
     Push,
 }

@@ -33,7 +33,7 @@ pub enum SeedSource {
     Lexical,
     /// Dense retrieval only (cosine over the skill embeddings).
     Dense,
-    /// BM25 and dense lists fused ([`Fusion`]).
+    /// BM25 and dense lists fused (see `Fusion`).
     Hybrid,
 }
 
