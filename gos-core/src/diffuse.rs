@@ -11,9 +11,9 @@
 //! | no-graph | [`NoGraph`]: the seed weights themselves |
 
 use crate::graph::SkillGraph;
+use crate::mode::RetrievalMode;
 use crate::ppr::{PprMethod, PprParams, TransitionMatrix, personalized_pagerank, push_pagerank};
 use crate::prerequisite::prerequisites;
-use crate::retrieve::RetrievalMode;
 use crate::workspace::Workspace;
 
 /// A graph operation on the seed weights.

@@ -64,6 +64,7 @@
 
 #![warn(missing_docs)]
 
+pub mod candidate;
 #[cfg(feature = "neural")]
 pub mod cross_encoder;
 pub mod dense;
@@ -76,6 +77,7 @@ pub mod graph;
 pub mod hydrate;
 pub mod lexical;
 pub mod manifest;
+pub mod mode;
 #[cfg(feature = "neural")]
 mod model_dir;
 

@@ -14,9 +14,9 @@
 //! The diffusion itself reads every edge type through the transition matrix
 //! ([`crate::ppr::TransitionMatrix`], reverse mass by type).
 
+use crate::candidate::RankedSkill;
 use crate::graph::{EdgeType, SkillEdge, SkillGraph};
-use crate::rerank::RankedSkill;
-use crate::retrieve::RetrievalMode;
+use crate::mode::RetrievalMode;
 
 /// The prerequisites of node `s`: `(x, weight)` for every dependency edge `x -> s`, in the
 /// graph's edge order. Cost: O(in-degree of `s`).

@@ -13,7 +13,7 @@
 //! (the ones that compute a cosine). A retrieval with no candidate, below its floor, or whose
 //! budgets fit no skill is NO_SKILL_HIT, with the reason in [`Decision`].
 
-use crate::rerank::RankedSkill;
+use crate::candidate::RankedSkill;
 
 /// Default [`RelevanceFloors::min_seed_score`].
 pub const DEFAULT_MIN_SEED_SCORE: f32 = 0.5;

@@ -74,8 +74,8 @@ pub fn name_coverage(name_tokens: &[String], query_terms: &BTreeMap<String, u32>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mode::RetrievalMode;
     use crate::query::Query;
-    use crate::retrieve::RetrievalMode;
 
     #[test]
     fn name_coverage_is_token_level() {

@@ -13,6 +13,7 @@ mod cross_encoder;
 mod fields;
 mod window;
 
+pub use crate::candidate::RankedSkill;
 pub use crate::fusion::{DEFAULT_DENSE_WEIGHT, RerankWeights};
 #[cfg(feature = "neural")]
 pub use cross_encoder::CrossEncoderReranker;
@@ -23,34 +24,8 @@ pub use window::{
 };
 
 use crate::error::Result;
+use crate::mode::RetrievalMode;
 use crate::query::Query;
-use crate::retrieve::RetrievalMode;
-use serde::Serialize;
-
-/// One candidate of a retrieval with the evidence every stage gathered about it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RankedSkill {
-    /// Node index.
-    pub node: usize,
-    /// Skill id.
-    pub id: String,
-    /// Final score (set by the rerankers; non-increasing down a reranked list).
-    pub score: f64,
-    /// Graph score (PPR mass, one-hop mass or seed weight), unnormalized.
-    pub graph_score: f64,
-    /// First-stage score (BM25, cosine or fused, by seed source), 0 outside the pool.
-    pub pool_score: f32,
-    /// 1-based rank in the first-stage pool.
-    pub pool_rank: Option<usize>,
-    /// BM25 score when the node is in the BM25 top-`pool_k`.
-    pub bm25_score: Option<f32>,
-    /// Cosine with the query when the node is in the dense top-`pool_k`.
-    pub dense_score: Option<f32>,
-    /// 1-based seed rank.
-    pub seed_rank: Option<usize>,
-    /// Cross-encoder score (logit scale) when the cross-encoder stage scored this candidate.
-    pub cross_encoder_score: Option<f32>,
-}
 
 /// What a reranker may know about the retrieval besides the candidates.
 pub struct RerankContext<'a> {

@@ -12,12 +12,11 @@
 //!    its reason (`reason`).
 
 mod candidates;
-mod mode;
 mod reason;
 
+pub use crate::candidate::RankedSkill;
+pub use crate::mode::RetrievalMode;
 pub use crate::relevance::DEFAULT_MIN_DENSE_SCORE;
-pub use crate::rerank::RankedSkill;
-pub use mode::RetrievalMode;
 
 #[cfg(feature = "neural")]
 use crate::cross_encoder::CrossEncoder;

@@ -1,8 +1,8 @@
 //! The one-line reason each bundle entry gives for being there.
 
+use crate::candidate::RankedSkill;
+use crate::mode::RetrievalMode;
 use crate::prerequisite::link_to;
-use crate::rerank::RankedSkill;
-use crate::retrieve::RetrievalMode;
 use crate::workspace::Workspace;
 
 /// Why `r` is a candidate, given the better-ranked candidates `above`: its seed rank, else the
