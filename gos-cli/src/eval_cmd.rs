@@ -47,7 +47,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         },
         ..RetrieveOptions::default()
     };
-    args.dense.apply(&mut options)?;
+    args.dense.apply(&mut options);
     let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
     let encoder = load_query_encoder(
         &ws,

@@ -13,7 +13,7 @@ use std::io::Read;
 use std::time::Instant;
 
 /// The retrieval options the flags ask for.
-fn options(args: &RetrieveArgs) -> Result<RetrieveOptions> {
+fn options(args: &RetrieveArgs) -> RetrieveOptions {
     let mut opts = RetrieveOptions {
         mode: args.mode,
         ppr: PprParams {
@@ -31,8 +31,8 @@ fn options(args: &RetrieveArgs) -> Result<RetrieveOptions> {
         ..RetrieveOptions::default()
     };
     opts.seeds.source = args.seeds;
-    args.dense.apply(&mut opts)?;
-    Ok(opts)
+    args.dense.apply(&mut opts);
+    opts
 }
 
 /// Run `gos retrieve`.
@@ -48,7 +48,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         args.query.clone()
     };
     anyhow::ensure!(!query.trim().is_empty(), "the query is empty");
-    let opts = options(&args)?;
+    let opts = options(&args);
     let t_open = Instant::now();
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;

@@ -3,7 +3,7 @@
 use super::window::{StageParams, WindowItem, order_window};
 use super::{RankedSkill, RerankContext, Reranker};
 use crate::cross_encoder::{CrossEncoder, truncate_chars};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::prerequisite::graph_added;
 
 /// The cross-encoder as a [`Reranker`] (module docs for what it does).
@@ -16,7 +16,7 @@ impl<'a> CrossEncoderReranker<'a> {
     /// A reranker scoring with `model` under `params`.
     ///
     /// # Errors
-    /// [`Error::InvalidOption`] for parameters out of range ([`StageParams::validate`]).
+    /// [`crate::Error::InvalidOption`] for parameters out of range ([`StageParams::validate`]).
     pub fn new(model: &'a CrossEncoder, params: StageParams) -> Result<Self> {
         params.validate()?;
         Ok(CrossEncoderReranker { model, params })
@@ -37,13 +37,8 @@ impl Reranker for CrossEncoderReranker<'_> {
             .map(|r| (ctx.text)(r).map(|t| truncate_chars(&t, params.max_chars).to_string()))
             .collect::<Result<_>>()?;
         let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // `score` checks the model's output shape: one score per document.
         let scores = self.model.score(ctx.query.text, &docs, params.batch_size)?;
-        if scores.len() != k {
-            return Err(Error::Model {
-                path: std::path::PathBuf::from("cross-encoder"),
-                reason: format!("{} scores for {k} candidates", scores.len()),
-            });
-        }
         let items: Vec<WindowItem> = ranked[..k]
             .iter()
             .zip(&scores)

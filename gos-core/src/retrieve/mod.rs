@@ -313,14 +313,7 @@ impl<'w> Retriever<'w> {
             texts.extend(crate::dense::query_passages(query));
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = encoder.encode(&refs)?;
-        if vectors.len() != refs.len() {
-            return Err(Error::Model {
-                path: Path::new(&encoder.model_id()).to_path_buf(),
-                reason: format!("{} vectors for {} texts", vectors.len(), refs.len()),
-            });
-        }
-        Ok(vectors)
+        encoder.encode(&refs)
     }
 
     /// [`Retriever::retrieve`] with the query embedding computed beforehand (e.g. once per
