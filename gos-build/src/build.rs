@@ -126,6 +126,12 @@ pub fn build_workspace_with(
         .packages
         .par_iter()
         .map(|dir| {
+            if dir.to_str().is_none() {
+                // A path that is not UTF-8 cannot be stored or shown exactly: report it
+                // escaped instead of keeping a mangled `Source:` path that does not exist.
+                progress.advance(1);
+                return Err((escaped_path(dir), non_utf8_error(&root, dir)));
+            }
             let r = parse_package(&root, dir)
                 .map(|pkg| (normalize(&pkg), pkg.recoveries))
                 .map_err(|e| (dir.to_string_lossy().replace('\\', "/"), e));
@@ -275,6 +281,9 @@ pub fn build_workspace_with(
             .or_insert(0) += 1;
     }
     report.isolated = graph.isolated_count();
+    for w in nodes.iter().flat_map(|n| &n.warnings) {
+        *report.warnings.entry(w.rule.clone()).or_insert(0) += 1;
+    }
     let degrees: Vec<usize> = (0..graph.node_count()).map(|i| graph.degree(i)).collect();
     if let Some((imax, &max)) = degrees
         .iter()
@@ -296,6 +305,32 @@ pub fn build_workspace_with(
         return Err(e.into());
     }
     Ok(report)
+}
+
+/// `dir` with every byte sequence that is not UTF-8 written as `\xHH` escapes and control
+/// characters escaped ([`gos_core::sanitize::inline`]).
+fn escaped_path(dir: &Path) -> String {
+    let bytes = dir.as_os_str().as_encoded_bytes();
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&gos_core::sanitize::inline(chunk.valid()));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The error of a package whose path relative to the library root is not UTF-8.
+fn non_utf8_error(root: &Path, dir: &Path) -> ParseError {
+    ParseError::Unusable {
+        path: root.join(dir).join("SKILL.md"),
+        reason: format!(
+            "the package path {} is not valid UTF-8, so gos cannot name it exactly in a \
+             Source line; rename the folder",
+            escaped_path(dir)
+        ),
+    }
 }
 
 /// The BM25 index of `normalized` in `dir/tantivy`.

@@ -34,6 +34,7 @@ pub mod package;
 pub mod progress;
 pub mod relate;
 pub mod report;
+pub mod warnings;
 
 mod discover;
 pub mod frontmatter;

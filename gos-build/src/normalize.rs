@@ -263,6 +263,7 @@ pub fn normalize(pkg: &SkillPackage) -> Normalized {
         headings,
         source_path: pkg.source_path.clone(),
         content_hash: pkg.content_hash.clone(),
+        warnings: crate::warnings::scan(&pkg.raw),
     };
     Normalized {
         mentions: skill_mentions(&pkg.body),

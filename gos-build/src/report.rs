@@ -71,4 +71,7 @@ pub struct BuildReport {
     /// The LLM layer: configuration, requests, cache hits, tokens, completion and validation
     /// counters, rejected proposals by gate, skipped nodes.
     pub llm: crate::llm::LlmReport,
+    /// Skills flagged by each content-warning rule (`crate::warnings`, docs/security.md);
+    /// rules without hits are left out.
+    pub warnings: BTreeMap<String, usize>,
 }

@@ -199,6 +199,12 @@ pub struct RetrieveArgs {
     /// LLM endpoint (for --rewrite).
     #[command(flatten)]
     pub llm: LlmArgs,
+    /// Leave out skills the build flagged with content warnings (docs/security.md).
+    #[arg(long)]
+    pub exclude_flagged: bool,
+    /// Write Source paths as absolute paths under the workspace's library root.
+    #[arg(long)]
+    pub absolute_paths: bool,
     /// Task text; `-` reads it from stdin.
     pub query: String,
 }

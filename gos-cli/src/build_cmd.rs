@@ -92,7 +92,22 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
         ),
     }
     for s in report.skipped.iter().take(20) {
-        eprintln!("  skipped {}: {}", s.path, s.reason);
+        eprintln!(
+            "  skipped {}: {}",
+            gos_core::sanitize::inline(&s.path),
+            gos_core::sanitize::inline(&s.reason)
+        );
+    }
+    if !report.warnings.is_empty() {
+        let flagged: Vec<String> = report
+            .warnings
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        eprintln!(
+            "  content warnings (docs/security.md): {}",
+            flagged.join(", ")
+        );
     }
     if report.skipped.len() > 20 {
         eprintln!(

@@ -6,7 +6,9 @@ use anyhow::{Context, Result};
 use gos_core::device::parse_device;
 use gos_core::hydrate::Budgets;
 use gos_core::ppr::PprParams;
+use gos_core::relevance::Decision;
 use gos_core::rerank::RerankerKind;
+use gos_core::sanitize;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use serde_json::json;
 use std::io::Read;
@@ -28,6 +30,8 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
         },
         min_seed_score: args.min_score,
         min_dense_score: args.min_dense_score,
+        exclude_flagged: args.exclude_flagged,
+        absolute_paths: args.absolute_paths,
         ..RetrieveOptions::default()
     };
     opts.seeds.source = args.seeds;
@@ -98,6 +102,8 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
                 "reason": s.reason,
                 "chars": s.chars,
                 "clipped": s.clipped,
+                "omitted_chars": s.omitted_chars,
+                "warnings": s.warnings,
             })
         })
         .collect();
@@ -109,6 +115,10 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         "rerank": args.rerank.as_str(),
         "skills": skills,
         "rendered_context": r.bundle.rendered_context,
+        "no_hit_reason": match r.decision {
+            Decision::NoHit(why) => Some(why.to_string()),
+            Decision::Hit { .. } => None,
+        },
         "context_chars": r.bundle.rendered_context.chars().count(),
         "seeds": r.seeds.iter().map(|s| json!({
             "id": ws.manifest().nodes[s.node].id,
@@ -132,6 +142,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
             "total": start.elapsed().as_secs_f64() * 1e3,
         },
     });
-    println!("{out}");
+    // serde_json escapes C0 controls; DEL and C1 pass through and could drive a terminal.
+    println!("{}", sanitize::json_ascii_controls(&out.to_string()));
     Ok(())
 }

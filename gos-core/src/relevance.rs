@@ -75,7 +75,23 @@ pub enum NoHitReason {
         floor: f32,
     },
     /// Relevant skills exist but the budgets cannot hold one with enough content.
-    NothingFits,
+    NothingFits {
+        /// Characters the first-ranked skill needs (header lines, the least content, the
+        /// blank line before it; [`crate::hydrate::NoFit::needed`]).
+        needed: usize,
+        /// Characters the budgets leave it after the preamble.
+        available: usize,
+        /// The whole-context budget ([`crate::hydrate::Budgets::max_context_chars`]).
+        max_context_chars: usize,
+        /// The per-skill budget ([`crate::hydrate::Budgets::max_chars_per_skill`]).
+        max_chars_per_skill: usize,
+    },
+    /// Relevant skills exist, but every one of them carries content warnings and flagged
+    /// skills were excluded ([`crate::RetrieveOptions::exclude_flagged`]).
+    AllFlagged {
+        /// Relevant skills left out for their warnings.
+        flagged: usize,
+    },
 }
 
 impl std::fmt::Display for NoHitReason {
@@ -89,9 +105,22 @@ impl std::fmt::Display for NoHitReason {
             NoHitReason::BelowDenseFloor { cosine, floor } => {
                 write!(f, "best cosine {cosine:.2} is under the floor {floor:.2}")
             }
-            NoHitReason::NothingFits => {
-                f.write_str("the character budgets are too small for any skill")
-            }
+            NoHitReason::NothingFits {
+                needed,
+                available,
+                max_context_chars,
+                max_chars_per_skill,
+            } => write!(
+                f,
+                "the character budgets are too small for any skill: the best skill needs at \
+                 least {needed} characters, but max_context_chars {max_context_chars} and \
+                 max_chars_per_skill {max_chars_per_skill} leave it {available}"
+            ),
+            NoHitReason::AllFlagged { flagged } => write!(
+                f,
+                "all {flagged} relevant skills carry content warnings and flagged skills are \
+                 excluded"
+            ),
         }
     }
 }

@@ -79,6 +79,28 @@ pub struct SkillNode {
     pub source_path: String,
     /// Lower-case hex SHA-256 of the SKILL.md bytes.
     pub content_hash: String,
+    /// What the build's content rules flagged in the SKILL.md (docs/security.md); empty for
+    /// most skills. Absent from manifests written before the rules existed, and omitted from
+    /// the JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<ContentWarning>,
+}
+
+/// One finding of the build-time content rules (`gos-build::warnings`, docs/security.md):
+/// text in a skill package that an agent should not follow blindly, such as piping a download
+/// into a shell or asking to print credentials.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentWarning {
+    /// Rule id (`pipe-to-shell`, `base64-to-shell`, `secret-access`, `hidden-unicode`,
+    /// `instruction-override`).
+    pub rule: String,
+    /// What the rule found, in a few words.
+    pub message: String,
+    /// 1-based line number in the SKILL.md (frontmatter included) of the first hit.
+    pub line: usize,
+    /// The hit's line, sanitized ([`crate::sanitize::inline`]) and clipped to at most 120
+    /// characters.
+    pub excerpt: String,
 }
 
 impl SkillNode {

@@ -204,6 +204,7 @@ mod tests {
             headings: vec![],
             source_path: "a/b/SKILL.md".into(),
             content_hash: String::new(),
+            warnings: Vec::new(),
         };
         let missing = missing_fields(&node);
         assert_eq!(missing, vec!["outputs", "domain_tags", "example_tasks"]);

@@ -25,6 +25,7 @@ fn node(
         headings: vec![],
         source_path: format!("{id}/SKILL.md"),
         content_hash: String::new(),
+        warnings: Vec::new(),
     }
 }
 

@@ -24,7 +24,7 @@ use crate::cross_encoder::CrossEncoder;
 use crate::dense::SentenceEncoder;
 use crate::diffuse;
 use crate::error::{Error, Result};
-use crate::hydrate::{Budgets, Bundle, HydrationInput, hydrate, no_hit};
+use crate::hydrate::{Budgets, Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
 use crate::ppr::PprParams;
 use crate::query::Query;
 use crate::relevance::{
@@ -65,6 +65,12 @@ pub struct RetrieveOptions {
     pub min_dense_score: f32,
     /// Relative floor ([`RelevanceFloors::min_relative_score`]).
     pub min_relative_score: f64,
+    /// Leave out skills the build flagged with content warnings
+    /// ([`crate::SkillNode::warnings`], docs/security.md); off by default.
+    pub exclude_flagged: bool,
+    /// Write `Source:` paths as absolute paths under the workspace's library root instead of
+    /// relative to it ([`SourcePaths::absolute`]); off by default.
+    pub absolute_paths: bool,
 }
 
 impl Default for RetrieveOptions {
@@ -78,6 +84,8 @@ impl Default for RetrieveOptions {
             min_seed_score: DEFAULT_MIN_SEED_SCORE,
             min_dense_score: DEFAULT_MIN_DENSE_SCORE,
             min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
+            exclude_flagged: false,
+            absolute_paths: false,
         }
     }
 }
@@ -398,14 +406,29 @@ impl<'w> Retriever<'w> {
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {
             Decision::Hit { eligible } => {
-                let inputs =
-                    self.hydration_inputs(&ranked, eligible.min(opts.budgets.top_n), opts.mode)?;
-                hydrate(text, &inputs, &opts.budgets).unwrap_or_else(|| {
-                    decision = Decision::NoHit(NoHitReason::NothingFits);
-                    no_hit(text)
+                let (inputs, flagged) = self.hydration_inputs(&ranked[..eligible], opts)?;
+                let paths = SourcePaths {
+                    library_root: self.ws.info().library_root.clone(),
+                    absolute: opts.absolute_paths,
+                };
+                let why = if inputs.is_empty() {
+                    Err(NoHitReason::AllFlagged { flagged })
+                } else {
+                    hydrate(text, &inputs, &opts.budgets, &paths).map_err(|f| {
+                        NoHitReason::NothingFits {
+                            needed: f.needed,
+                            available: f.available,
+                            max_context_chars: opts.budgets.max_context_chars,
+                            max_chars_per_skill: opts.budgets.max_chars_per_skill,
+                        }
+                    })
+                };
+                why.unwrap_or_else(|why| {
+                    decision = Decision::NoHit(why);
+                    no_hit(text, &why)
                 })
             }
-            Decision::NoHit(_) => no_hit(text),
+            Decision::NoHit(why) => no_hit(text, &why),
         };
         let t_hydrate = ms(t);
         Ok(Retrieval {
@@ -478,27 +501,38 @@ impl<'w> Retriever<'w> {
         })
     }
 
-    /// The first `n` candidates of `ranked` as hydration inputs, each with its reason.
+    /// The first `opts.budgets.top_n` candidates of `eligible` as hydration inputs, each with
+    /// its reason, skipping flagged skills with [`RetrieveOptions::exclude_flagged`]; and how
+    /// many flagged skills were skipped.
     fn hydration_inputs(
         &self,
-        ranked: &[RankedSkill],
-        n: usize,
-        mode: RetrievalMode,
-    ) -> Result<Vec<HydrationInput>> {
+        eligible: &[RankedSkill],
+        opts: &RetrieveOptions,
+    ) -> Result<(Vec<HydrationInput>, usize)> {
+        let n = eligible.len().min(opts.budgets.top_n);
         let mut inputs = Vec::with_capacity(n);
-        for (i, r) in ranked.iter().take(n).enumerate() {
+        let mut flagged = 0;
+        for (i, r) in eligible.iter().enumerate() {
+            if inputs.len() == n {
+                break;
+            }
             let node = &self.ws.manifest().nodes[r.node];
+            if opts.exclude_flagged && !node.warnings.is_empty() {
+                flagged += 1;
+                continue;
+            }
             inputs.push(HydrationInput {
                 node: r.node,
                 id: node.id.clone(),
                 name: node.name.clone(),
                 source: node.source_path.clone(),
                 score: r.score,
-                reason: reason::reason(self.ws, &ranked[..i], r, mode),
+                reason: reason::reason(self.ws, &eligible[..i], r, opts.mode),
                 content: self.content(r.node)?,
+                warnings: node.warnings.clone(),
             });
         }
-        Ok(inputs)
+        Ok((inputs, flagged))
     }
 
     /// A skill's hydrated content: its description paragraph, then its stored body.
