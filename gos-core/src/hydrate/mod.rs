@@ -173,15 +173,15 @@ impl SourcePaths {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoFit {
     /// Characters the first skill needs: its header lines, [`Budgets::min_content_chars`] of
-    /// content and the blank line before it.
+    /// content, the line break after it and the blank line before it.
     pub needed: usize,
     /// Characters the budgets leave it (after the preamble).
     pub available: usize,
 }
 
-const FRAMING_NOTE: &str = "Each skill starts with a line \"## Skill: NAME\"; content lines that \
-                            imitate gos's header lines start with a backslash, and lines \
-                            starting \"[gos:\" are notes from gos.\n";
+const FRAMING_NOTE: &str = "A skill starts at its \"## Skill:\" line; skill text lines that imitate \
+                            these header lines start with a backslash; \"[gos:\" lines are notes \
+                            from gos.\n";
 
 fn preamble(
     query: &str,
@@ -237,14 +237,14 @@ pub fn hydrate(
         let slots_left = candidates.len() - i;
         let remaining = budgets.max_context_chars.saturating_sub(used);
         let available = (remaining / slots_left).min(budgets.max_chars_per_skill);
-        // One blank line separates blocks.
-        let share = available.saturating_sub(1);
+        // One blank line separates blocks, and the block ends with a line break.
+        let share = available.saturating_sub(2);
         let source = paths.show(&item.source);
         let header = render::header(&item.name, &source, &item.reason, &item.warnings);
         let header_chars = header.chars().count();
         if i == 0 {
             no_fit = NoFit {
-                needed: header_chars + budgets.min_content_chars + 1,
+                needed: header_chars + budgets.min_content_chars + 2,
                 available,
             };
         }
@@ -334,8 +334,8 @@ mod tests {
     fn budgets_hold_for_every_size() {
         for (per, total, n) in [
             (2400, 12000, 8),
-            (600, 1500, 8),
-            (300, 700, 3),
+            (600, 2000, 8),
+            (300, 1200, 3),
             (5000, 3000, 2),
         ] {
             let budgets = Budgets {
