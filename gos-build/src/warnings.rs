@@ -15,7 +15,9 @@
 //! | `hidden-unicode` | bidirectional controls (U+202A-U+202E, U+2066-U+2069), invisible tag characters (U+E0000-U+E007F), zero-width characters (U+200B, U+2060, U+FEFF anywhere; U+200C, U+200D between ASCII characters, since emoji and several scripts need them elsewhere) |
 //! | `instruction-override` | attempts to replace the agent's instructions ("ignore all previous instructions", "disregard the system prompt", "you are now in developer mode") |
 //!
-//! Rules read the whole normalized SKILL.md (frontmatter included) line by line; a hit inside
+//! Rules read the whole normalized SKILL.md (frontmatter included) line by line, each line as
+//! written and with terminal escape sequences and control characters removed
+//! ([`gos_core::sanitize::body`]); a hit inside
 //! a fenced code block counts (a command in a code block is what an agent runs). Each rule
 //! gives at most one warning per skill, at its first hit, with the number of hit lines.
 
@@ -94,7 +96,7 @@ static SECRET_ACCESS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// after a negation ([`NEGATION`]).
 static SECRET_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:reveal|print|dump|send|post|upload|share|leak|exfiltrate|paste|expose|echo|email|forward|transmit|tell\s+me|give\s+me)\s+(?:out\s+)?(?:all\s+(?:of\s+)?(?:the\s+|your\s+|my\s+|their\s+)?|every\s+|any\s+|the\s+|your\s+|my\s+|their\s+|user'?s\s+|these\s+|those\s+)(?:\w+\s+){0,2}?(?:environment\s+variables?|env\s+vars?|api[\s_-]?keys?|secret\s+keys?|secrets|credentials|access\s+tokens?|auth(?:entication)?\s+tokens?|passwords?|private\s+keys?|ssh\s+keys?)\b",
+        r"(?i)\b(?:reveal|print|dump|send|post|upload|share|leak|exfiltrate|paste|expose|echo|email|forward|transmit|tell\s+me|give\s+me)\s+(?:out\s+)?(?:all\s+(?:of\s+)?(?:the\s+|your\s+|my\s+|their\s+)?|every\s+|any\s+|the\s+|your\s+|my\s+|their\s+|user'?s\s+|these\s+|those\s+)(?:[\w']+\s+){0,2}?(?:environment\s+variables?|env\s+vars?|api[\s_-]?keys?|secret\s+keys?|secrets|credentials|access\s+tokens?|auth(?:entication)?\s+tokens?|passwords?|private\s+keys?|ssh\s+keys?)\b",
     )
 });
 
@@ -238,10 +240,15 @@ fn excerpt(line: &str) -> String {
 pub fn scan(text: &str) -> Vec<ContentWarning> {
     let mut out = Vec::new();
     for rule in &RULES {
+        // Each line as written and with escape sequences and control characters removed, so
+        // `cu<ESC>[0mrl | sh` cannot hide from the rules.
         let mut hits = text
             .lines()
             .enumerate()
-            .filter(|(_, l)| (rule.hit)(l))
+            .filter(|(_, l)| {
+                (rule.hit)(l)
+                    || (sanitize::needs_body_sanitizing(l) && (rule.hit)(&sanitize::body(l)))
+            })
             .map(|(i, l)| (i + 1, l));
         let Some((line, first)) = hits.next() else {
             continue;
