@@ -83,13 +83,18 @@ static SECRET_ACCESS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         regex(r"/proc/(?:self|\d+|\$\$)/environ\b"),
         // Private keys and credential stores.
         regex(
-            r"(?i)(?:~|\$home|\$\{home\}|/root|/home/[\w.-]+)/\.ssh/(?:id_(?:rsa|dsa|ecdsa|ed25519)|[\w.-]*(?:\.pem|_key))(?:[^\w.]|$)",
-        ),
-        regex(
             r"(?i)(?:~|\$home|\$\{home\}|/root|/home/[\w.-]+)/(?:\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.config/gcloud/)",
         ),
         regex(r"(?i)/etc/shadow\b"),
     ]
+});
+
+/// A private key file under `.ssh` (not counted as the key of `ssh -i`, `IdentityFile`,
+/// `ssh-add` or `ssh-keygen -f`, where the key is used or created, not read out).
+static KEY_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?:~|\$home|\$\{home\}|/root|/home/[\w.-]+)/\.ssh/(?:id_(?:rsa|dsa|ecdsa|ed25519)|[\w.-]*(?:\.pem|_key))(?:[^\w.]|$)",
+    )
 });
 
 /// Asking to reveal or send secrets; counted only as an instruction ([`imperative`]) and not
@@ -148,6 +153,19 @@ fn imperative(before: &str) -> bool {
 /// reveal or send secrets.
 fn secret_access(line: &str) -> bool {
     if any(&SECRET_ACCESS, line) {
+        return true;
+    }
+    let used_by_ssh = |before: &str| {
+        let before = before.trim_end().to_ascii_lowercase();
+        before.ends_with("-i")
+            || before.ends_with("identityfile")
+            || before.ends_with("ssh-add")
+            || (before.ends_with("-f") && before.contains("ssh-keygen"))
+    };
+    if KEY_FILE
+        .find_iter(line)
+        .any(|m| !used_by_ssh(&line[..m.start()]))
+    {
         return true;
     }
     SECRET_REQUEST.find_iter(line).any(|m| {
@@ -339,6 +357,9 @@ mod tests {
             "cat ~/.ssh/authorized_keys",
             "    env",
             "env | grep PATH",
+            "ssh -i ~/.ssh/lambda_key ubuntu@host",
+            "  IdentityFile ~/.ssh/id_ed25519",
+            "ssh-keygen -t ed25519 -f ~/.ssh/lambda_key",
         ] {
             assert_eq!(rules_of(line), Vec::<String>::new(), "{line}");
         }
