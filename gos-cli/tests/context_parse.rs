@@ -90,6 +90,7 @@ fn real_bundles_parse_back_into_their_skills() {
                 .args(["retrieve", "--seeds", "lexical", "--json", "-w"])
                 .arg(&ws)
                 .args(extra)
+                .arg("--")
                 .arg(text)
                 .output()
                 .unwrap();

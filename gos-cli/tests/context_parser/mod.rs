@@ -158,7 +158,11 @@ pub fn check_bundle(json: &Value, max_chars: usize) -> Result<Vec<Block>, String
     if context.chars().count() > max_chars {
         return Err(format!("{} chars > {max_chars}", context.chars().count()));
     }
-    if let Some(c) = context.chars().find(|c| c.is_control() && *c != '\n') {
+    // Skill content keeps its tabs; nothing else below U+0020 (nor DEL, nor C1) remains.
+    if let Some(c) = context
+        .chars()
+        .find(|c| c.is_control() && *c != '\n' && *c != '\t')
+    {
         return Err(format!("control character {c:?} in the context"));
     }
     let parsed = blocks(context)?;
