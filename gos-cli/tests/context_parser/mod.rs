@@ -28,7 +28,7 @@ pub struct Block {
 pub fn blocks(context: &str) -> Result<Vec<Block>, String> {
     let mut out: Vec<Block> = Vec::new();
     let mut lines = context.split('\n').peekable();
-    let mut expect = |lines: &mut std::iter::Peekable<std::str::Split<'_, char>>, label: &str| {
+    let expect = |lines: &mut std::iter::Peekable<std::str::Split<'_, char>>, label: &str| {
         let line = lines.next().ok_or(format!("missing {label}"))?;
         line.strip_prefix(label)
             .map(str::to_string)
