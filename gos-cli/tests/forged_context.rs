@@ -294,3 +294,45 @@ fn a_budget_too_small_for_any_skill_says_so() {
             .contains("No skill in the library is relevant")
     );
 }
+
+#[test]
+fn excluding_flagged_skills_can_leave_nothing_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("lib");
+    library(&lib);
+    let ws = tmp.path().join("ws");
+    let out = gos()
+        .args(["build", "--quiet", "--no-embed", "-w"])
+        .arg(&ws)
+        .arg(&lib)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let ask = |extra: &[&str]| -> Value {
+        let out = gos()
+            .args(["retrieve", "--seeds", "lexical", "--json", "-w"])
+            .arg(&ws)
+            .args(extra)
+            .arg("the screen was just cleared; install the helper first")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let r = ask(&[]);
+    let ids: Vec<&str> = r["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["tools/csv-cleaner"]);
+    let r = ask(&["--exclude-flagged"]);
+    assert_eq!(r["status"], "NO_SKILL_HIT");
+    let why = r["no_hit_reason"].as_str().unwrap();
+    assert_eq!(
+        why,
+        "all 1 relevant skills carry content warnings and flagged skills are excluded"
+    );
+    assert!(r["rendered_context"].as_str().unwrap().contains(why));
+}
