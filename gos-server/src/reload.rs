@@ -129,7 +129,11 @@ pub fn spawn(state: Arc<ServerState>, debounce: Duration) -> Result<Reloader, Se
                     Err(_) => break,
                 }
             }
-            reload_now(&state, why).await;
+            // File events also come from the old folder being removed after a rebuild's
+            // swap; reload only when workspace.json is another file than the served one.
+            if why == Trigger::Signal || state.changed_on_disk() {
+                reload_now(&state, why).await;
+            }
             // The new folder is another inode: watch it again (the parent watch stays).
             let _ = watcher.unwatch(&workspace);
             let _ = watcher.watch(&workspace, RecursiveMode::NonRecursive);

@@ -53,6 +53,31 @@ pub struct Loaded {
     pub loaded_at_unix: u64,
     /// Milliseconds it took to open the workspace and load the encoder.
     pub open_ms: f64,
+    /// Identity of the `workspace.json` it was opened from, to skip reloads of the same one.
+    stamp: Option<FileStamp>,
+}
+
+/// Inode, length and modification time of a file: a rebuild (a new folder) or an edit changes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(FileStamp {
+            inode,
+            len: m.len(),
+            modified: m.modified().ok(),
+        })
+    }
 }
 
 impl Loaded {
@@ -86,6 +111,7 @@ impl Loaded {
     ) -> Result<Self, ServerError> {
         let start = Instant::now();
         let path = &config.workspace;
+        let stamp = FileStamp::of(&path.join("workspace.json"));
         let ws = Workspace::open(path).map_err(|source| ServerError::Open {
             path: path.clone(),
             source,
@@ -129,6 +155,7 @@ impl Loaded {
             generation,
             loaded_at_unix,
             open_ms: start.elapsed().as_secs_f64() * 1e3,
+            stamp,
         })
     }
 }
@@ -217,6 +244,13 @@ impl ServerState {
                 Err(e)
             }
         }
+    }
+
+    /// Whether `workspace.json` on disk is another file than the one the served state was
+    /// opened from (a rebuild or an edit happened since), or cannot be read.
+    pub fn changed_on_disk(&self) -> bool {
+        let on_disk = FileStamp::of(&self.config.workspace.join("workspace.json"));
+        on_disk.is_none() || on_disk != self.current().stamp
     }
 
     /// The last reload failure, unless a later reload succeeded.
