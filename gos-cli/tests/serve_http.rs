@@ -8,8 +8,8 @@ use serve_support::{
     build, cli_bundle, client, connected_skill, fixture_queries, fixture_workspace, json_of, repo,
     serve, without_timings,
 };
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The `{"error": {"code", "message"}}` of a response, checked for shape.
@@ -36,7 +36,12 @@ fn every_endpoint_answers_and_retrieve_matches_the_cli() {
     assert_eq!(ready["skills"], 36);
 
     for q in fixture_queries(3) {
-        let (s, b) = json_of(http.post(format!("{base}/v1/retrieve")).json(&json!({ "query": q })).send().unwrap());
+        let (s, b) = json_of(
+            http.post(format!("{base}/v1/retrieve"))
+                .json(&json!({ "query": q }))
+                .send()
+                .unwrap(),
+        );
         assert_eq!(s, 200, "{b}");
         assert_eq!(without_timings(b), cli_bundle(&ws, &q));
     }
@@ -52,19 +57,38 @@ fn every_endpoint_answers_and_retrieve_matches_the_cli() {
     assert_eq!(b["mode"], "no-graph");
     assert!(b["context_chars"].as_u64().unwrap() <= 3000);
 
-    let (s, found) = json_of(http.post(format!("{base}/v1/search")).json(&json!({ "query": q, "limit": 3 })).send().unwrap());
+    let (s, found) = json_of(
+        http.post(format!("{base}/v1/search"))
+            .json(&json!({ "query": q, "limit": 3 }))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(s, 200, "{found}");
     let hits = found["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 3);
     assert!(hits[0]["score"].as_f64().unwrap() >= hits[2]["score"].as_f64().unwrap());
 
     let skill = connected_skill(&ws);
-    let (s, doc) = json_of(http.get(format!("{base}/v1/skills/{skill}")).send().unwrap());
+    let (s, doc) = json_of(
+        http.get(format!("{base}/v1/skills/{skill}"))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(s, 200, "{doc}");
-    let on_disk = std::fs::read_to_string(repo().join("fixtures/library").join(&skill).join("SKILL.md")).unwrap();
+    let on_disk = std::fs::read_to_string(
+        repo()
+            .join("fixtures/library")
+            .join(&skill)
+            .join("SKILL.md"),
+    )
+    .unwrap();
     assert_eq!(doc["skill_md"], on_disk.as_str());
     assert_eq!(doc["truncated"], false);
-    let (s, n) = json_of(http.get(format!("{base}/v1/skills/{skill}/neighbors")).send().unwrap());
+    let (s, n) = json_of(
+        http.get(format!("{base}/v1/skills/{skill}/neighbors"))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(s, 200, "{n}");
     assert!(!n["prerequisites"].as_array().unwrap().is_empty(), "{n}");
     assert!(!n["dependents"].as_array().unwrap().is_empty(), "{n}");
@@ -81,8 +105,14 @@ fn every_endpoint_answers_and_retrieve_matches_the_cli() {
     let page = http.get(format!("{base}/")).send().unwrap();
     assert_eq!(page.status().as_u16(), 200);
     let html = page.text().unwrap();
-    assert!(html.contains("<svg") || html.contains("createElementNS"), "no graph drawing in the page");
-    assert!(!html.contains("http://") || !html.contains("<script src"), "the page loads external assets");
+    assert!(
+        html.contains("<svg") || html.contains("createElementNS"),
+        "no graph drawing in the page"
+    );
+    assert!(
+        !html.contains("http://") || !html.contains("<script src"),
+        "the page loads external assets"
+    );
 }
 
 #[test]
@@ -94,14 +124,23 @@ fn bad_input_gets_a_json_error_and_the_server_keeps_serving() {
     let base = &server.base;
     let retrieve = format!("{base}/v1/retrieve");
     let post_raw = |url: &str, body: Vec<u8>| {
-        json_of(http.post(url).header("content-type", "application/json").body(body).send().unwrap())
+        json_of(
+            http.post(url)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .unwrap(),
+        )
     };
 
     let (s, b) = post_raw(&retrieve, b"{\"query\": ".to_vec());
     assert_eq!(error_code(s, &b, 400), "invalid_json");
     let (s, b) = post_raw(&retrieve, b"{\"max_skills\": 3}".to_vec());
     assert_eq!(error_code(s, &b, 400), "invalid_request");
-    assert!(b["error"]["message"].as_str().unwrap().contains("query"), "{b}");
+    assert!(
+        b["error"]["message"].as_str().unwrap().contains("query"),
+        "{b}"
+    );
     let (s, b) = post_raw(&retrieve, b"{\"query\": \"csv\", \"colour\": 1}".to_vec());
     assert_eq!(error_code(s, &b, 400), "invalid_request");
     let mut huge = b"{\"query\": \"".to_vec();
@@ -112,22 +151,59 @@ fn bad_input_gets_a_json_error_and_the_server_keeps_serving() {
     let (s, b) = post_raw(&retrieve, br#"{"query": "   "}"#.to_vec());
     assert_eq!(error_code(s, &b, 400), "empty_query");
     let long = "word ".repeat(2000);
-    let (s, b) = json_of(http.post(&retrieve).json(&json!({ "query": long })).send().unwrap());
+    let (s, b) = json_of(
+        http.post(&retrieve)
+            .json(&json!({ "query": long }))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(error_code(s, &b, 400), "query_too_long");
     for n in [json!(0), json!(1_000_000_000u64), json!(-1)] {
-        let (s, b) = json_of(http.post(&retrieve).json(&json!({ "query": "csv", "max_skills": n })).send().unwrap());
+        let (s, b) = json_of(
+            http.post(&retrieve)
+                .json(&json!({ "query": "csv", "max_skills": n }))
+                .send()
+                .unwrap(),
+        );
         let code = error_code(s, &b, 400);
-        assert!(code == "out_of_range" || code == "invalid_request", "{n}: {b}");
+        assert!(
+            code == "out_of_range" || code == "invalid_request",
+            "{n}: {b}"
+        );
     }
-    let (s, b) = json_of(http.post(&retrieve).json(&json!({ "query": "csv", "mode": "sideways" })).send().unwrap());
+    let (s, b) = json_of(
+        http.post(&retrieve)
+            .json(&json!({ "query": "csv", "mode": "sideways" }))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(error_code(s, &b, 400), "unknown_mode");
-    let (s, b) = json_of(http.post(format!("{base}/v1/search")).json(&json!({ "query": "" })).send().unwrap());
+    let (s, b) = json_of(
+        http.post(format!("{base}/v1/search"))
+            .json(&json!({ "query": "" }))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(error_code(s, &b, 400), "empty_query");
 
-    let (s, b) = json_of(http.get(format!("{base}/v1/skills/geo/shapefile-readr")).send().unwrap());
+    let (s, b) = json_of(
+        http.get(format!("{base}/v1/skills/geo/shapefile-readr"))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(error_code(s, &b, 404), "unknown_skill");
-    assert!(b["error"]["close_matches"].as_array().unwrap().contains(&json!("geo/shapefile-reader")), "{b}");
-    let (s, b) = json_of(http.get(format!("{base}/v1/skills/nothing-like-it/neighbors")).send().unwrap());
+    assert!(
+        b["error"]["close_matches"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("geo/shapefile-reader")),
+        "{b}"
+    );
+    let (s, b) = json_of(
+        http.get(format!("{base}/v1/skills/nothing-like-it/neighbors"))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(error_code(s, &b, 404), "unknown_skill");
     let (s, b) = json_of(http.get(format!("{base}/v1/nowhere")).send().unwrap());
     assert_eq!(error_code(s, &b, 404), "not_found");
@@ -135,7 +211,12 @@ fn bad_input_gets_a_json_error_and_the_server_keeps_serving() {
     assert_eq!(error_code(s, &b, 405), "method_not_allowed");
 
     // Still serving.
-    let (s, b) = json_of(http.post(&retrieve).json(&json!({ "query": "convert a shapefile to geojson" })).send().unwrap());
+    let (s, b) = json_of(
+        http.post(&retrieve)
+            .json(&json!({ "query": "convert a shapefile to geojson" }))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["status"], "SKILL_HIT");
 }
@@ -200,7 +281,8 @@ fn a_rebuild_under_load_is_served_without_a_failed_request() {
     let failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let clients: Vec<_> = (0..4)
         .map(|_| {
-            let (stop, done, failures, base) = (stop.clone(), done.clone(), failures.clone(), base.clone());
+            let (stop, done, failures, base) =
+                (stop.clone(), done.clone(), failures.clone(), base.clone());
             std::thread::spawn(move || {
                 let http = client();
                 while !stop.load(Ordering::SeqCst) {
@@ -223,7 +305,11 @@ fn a_rebuild_under_load_is_served_without_a_failed_request() {
     let http = client();
     let new_id = "geo/kml-to-geojson";
     let skill_status = |http: &reqwest::blocking::Client| {
-        http.get(format!("{base}/v1/skills/{new_id}")).send().unwrap().status().as_u16()
+        http.get(format!("{base}/v1/skills/{new_id}"))
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
     };
     assert_eq!(skill_status(&http), 404);
     for round in 0..2 {
@@ -255,7 +341,12 @@ fn a_rebuild_under_load_is_served_without_a_failed_request() {
         c.join().unwrap();
     }
     let failures = failures.lock().unwrap();
-    assert!(failures.is_empty(), "{} failed requests: {:?}", failures.len(), &failures[..failures.len().min(3)]);
+    assert!(
+        failures.is_empty(),
+        "{} failed requests: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(3)]
+    );
     assert!(done.load(Ordering::SeqCst) > 10, "too few requests ran");
 }
 
@@ -272,14 +363,28 @@ fn a_broken_workspace_keeps_the_old_one_serving() {
     loop {
         let (_, st) = json_of(http.get(format!("{base}/v1/status")).send().unwrap());
         if st["last_reload_error"].is_string() {
-            assert!(st["last_reload_error"].as_str().unwrap().contains("workspace.json"), "{st}");
+            assert!(
+                st["last_reload_error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("workspace.json"),
+                "{st}"
+            );
             assert_eq!(st["generation"], 1);
             break;
         }
-        assert!(Instant::now() < deadline, "the failed reload was not reported: {st}");
+        assert!(
+            Instant::now() < deadline,
+            "the failed reload was not reported: {st}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let (s, b) = json_of(http.post(format!("{base}/v1/retrieve")).json(&json!({ "query": "reproject a geojson file" })).send().unwrap());
+    let (s, b) = json_of(
+        http.post(format!("{base}/v1/retrieve"))
+            .json(&json!({ "query": "reproject a geojson file" }))
+            .send()
+            .unwrap(),
+    );
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["status"], "SKILL_HIT");
 }

@@ -31,14 +31,21 @@ fn browser_available() -> bool {
         .is_ok_and(|s| s.success());
     if !ok {
         let msg = "chromium and chromedriver could not be installed (scripts/setup-chromium.sh)";
-        assert!(std::env::var("GOS_REQUIRE_BROWSER").as_deref() != Ok("1"), "{msg}");
+        assert!(
+            std::env::var("GOS_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "{msg}"
+        );
         eprintln!("SKIP: {msg}");
     }
     ok
 }
 
 fn start_driver() -> Driver {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let child = Command::new("chromedriver")
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -68,12 +75,27 @@ fn wd(method: &str, url: &str, body: Option<Value>) -> Value {
 }
 
 fn element(session: &str, css: &str) -> String {
-    let v = wd("POST", &format!("{session}/element"), Some(json!({ "using": "css selector", "value": css })));
-    v.as_object().unwrap().values().next().unwrap().as_str().unwrap().to_string()
+    let v = wd(
+        "POST",
+        &format!("{session}/element"),
+        Some(json!({ "using": "css selector", "value": css })),
+    );
+    v.as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn script(session: &str, js: &str) -> Value {
-    wd("POST", &format!("{session}/execute/sync"), Some(json!({ "script": js, "args": [] })))
+    wd(
+        "POST",
+        &format!("{session}/execute/sync"),
+        Some(json!({ "script": js, "args": [] })),
+    )
 }
 
 fn wait_for(session: &str, js: &str, what: &str) -> Value {
@@ -113,10 +135,19 @@ fn a_person_searches_sees_the_bundle_and_opens_a_neighbourhood() {
         .to_string();
     let session = format!("{}/session/{session_id}", driver.base);
 
-    wd("POST", &format!("{session}/url"), Some(json!({ "url": format!("{}/", server.base) })));
-    let query = "reproject the districts GeoJSON to web mercator and draw a choropleth map of turnout";
+    wd(
+        "POST",
+        &format!("{session}/url"),
+        Some(json!({ "url": format!("{}/", server.base) })),
+    );
+    let query =
+        "reproject the districts GeoJSON to web mercator and draw a choropleth map of turnout";
     let input = element(&session, "#query");
-    wd("POST", &format!("{session}/element/{input}/value"), Some(json!({ "text": query })));
+    wd(
+        "POST",
+        &format!("{session}/element/{input}/value"),
+        Some(json!({ "text": query })),
+    );
     let go = element(&session, "#go");
     wd("POST", &format!("{session}/element/{go}/click"), None);
 
@@ -127,24 +158,50 @@ fn a_person_searches_sees_the_bundle_and_opens_a_neighbourhood() {
          return s.length ? s.map(e => [e.dataset.id, e.querySelector('.reason').textContent]) : null;",
         "the bundle",
     );
-    let (_, api) = json_of(client().post(format!("{}/v1/retrieve", server.base)).json(&json!({ "query": query })).send().unwrap());
-    let want: Vec<Value> = api["skills"].as_array().unwrap().iter().map(|s| json!([s["id"], s["reason"]])).collect();
+    let (_, api) = json_of(
+        client()
+            .post(format!("{}/v1/retrieve", server.base))
+            .json(&json!({ "query": query }))
+            .send()
+            .unwrap(),
+    );
+    let want: Vec<Value> = api["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| json!([s["id"], s["reason"]]))
+        .collect();
     assert_eq!(shown, json!(want));
-    let status_line = script(&session, "return document.getElementById('bundle-status').textContent;");
-    assert!(status_line.as_str().unwrap().starts_with("SKILL_HIT"), "{status_line}");
+    let status_line = script(
+        &session,
+        "return document.getElementById('bundle-status').textContent;",
+    );
+    assert!(
+        status_line.as_str().unwrap().starts_with("SKILL_HIT"),
+        "{status_line}"
+    );
 
     // Open the neighbourhood of the bundle's skill with the most prerequisites and dependents.
     let mut best = (0usize, String::new());
     for s in api["skills"].as_array().unwrap() {
         let id = s["id"].as_str().unwrap();
-        let (_, n) = json_of(client().get(format!("{}/v1/skills/{id}/neighbors", server.base)).send().unwrap());
-        let edges = n["prerequisites"].as_array().unwrap().len() + n["dependents"].as_array().unwrap().len();
+        let (_, n) = json_of(
+            client()
+                .get(format!("{}/v1/skills/{id}/neighbors", server.base))
+                .send()
+                .unwrap(),
+        );
+        let edges = n["prerequisites"].as_array().unwrap().len()
+            + n["dependents"].as_array().unwrap().len();
         if edges > best.0 {
             best = (edges, id.to_string());
         }
     }
     assert!(best.0 > 0, "no skill of the bundle has a neighbour");
-    let button = element(&session, &format!("#bundle .skill[data-id='{}'] button.neighbors", best.1));
+    let button = element(
+        &session,
+        &format!("#bundle .skill[data-id='{}'] button.neighbors", best.1),
+    );
     wd("POST", &format!("{session}/element/{button}/click"), None);
     let drawn = wait_for(
         &session,
@@ -159,7 +216,10 @@ fn a_person_searches_sees_the_bundle_and_opens_a_neighbourhood() {
     assert!(edges.len() >= best.0.min(12), "{drawn}");
     for e in edges {
         let t = e.as_str().unwrap();
-        assert!(t.contains(" edge · provenance "), "edge tooltip lacks type and provenance: {t}");
+        assert!(
+            t.contains(" edge · provenance "),
+            "edge tooltip lacks type and provenance: {t}"
+        );
     }
 
     let png = wd("GET", &format!("{session}/screenshot"), None);
@@ -173,9 +233,17 @@ fn a_person_searches_sees_the_bundle_and_opens_a_neighbourhood() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    decode.stdin.take().unwrap().write_all(png.as_str().unwrap().as_bytes()).unwrap();
+    decode
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(png.as_str().unwrap().as_bytes())
+        .unwrap();
     let out = decode.wait_with_output().unwrap();
-    assert!(out.status.success() && out.stdout.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
+    assert!(
+        out.status.success() && out.stdout.starts_with(b"\x89PNG"),
+        "the screenshot is not a PNG"
+    );
     std::fs::write(&path, &out.stdout).unwrap();
     eprintln!("screenshot: {}", path.display());
     wd("DELETE", &session, None);

@@ -91,7 +91,11 @@ impl GosMcp {
                        `gos retrieve --json` (status SKILL_HIT or NO_SKILL_HIT, skills with id, \
                        name, source, score, reason, chars; rendered_context) as structured \
                        content, and the rendered context, ready to read, as text.",
-        annotations(title = "Retrieve skill bundle", read_only_hint = true, open_world_hint = false)
+        annotations(
+            title = "Retrieve skill bundle",
+            read_only_hint = true,
+            open_world_hint = false
+        )
     )]
     pub async fn retrieve_skill_bundle(
         &self,
@@ -104,7 +108,10 @@ impl GosMcp {
             .and_then(|r| r);
         Ok(match out {
             Ok(bundle) => {
-                let text = bundle["rendered_context"].as_str().unwrap_or_default().to_string();
+                let text = bundle["rendered_context"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
                 result.structured_content = Some(bundle);
                 result
@@ -118,7 +125,11 @@ impl GosMcp {
         description = "Rank the library's skills for a task and list the best (id, name, \
                        description, score) without their bodies, for agents that choose \
                        themselves; then call get_skill.",
-        annotations(title = "Search skills", read_only_hint = true, open_world_hint = false)
+        annotations(
+            title = "Search skills",
+            read_only_hint = true,
+            open_world_hint = false
+        )
     )]
     pub async fn search_skills(
         &self,
@@ -157,7 +168,11 @@ impl GosMcp {
         description = "A skill's neighbourhood in the skill graph: prerequisites (what it \
                        needs first) and dependents (what needs it), plus related skills, each \
                        with edge type, provenance (io, mention, llm), weight and evidence.",
-        annotations(title = "Skill neighbours", read_only_hint = true, open_world_hint = false)
+        annotations(
+            title = "Skill neighbours",
+            read_only_hint = true,
+            open_world_hint = false
+        )
     )]
     pub async fn skill_neighbors(
         &self,
@@ -175,7 +190,11 @@ impl GosMcp {
     #[tool(
         description = "The served workspace: skill and edge counts, build time, vector and \
                        query-encoder models, format version, reload generation.",
-        annotations(title = "Workspace status", read_only_hint = true, open_world_hint = false)
+        annotations(
+            title = "Workspace status",
+            read_only_hint = true,
+            open_world_hint = false
+        )
     )]
     pub async fn workspace_status(&self) -> Json<WorkspaceStatus> {
         Json(skills::status(&self.state))
@@ -245,7 +264,10 @@ impl ServerHandler for GosMcp {
 ///
 /// # Errors
 /// The transport's I/O errors.
-pub async fn serve_stdio(state: Arc<ServerState>, limits: Limits) -> Result<(), crate::ServerError> {
+pub async fn serve_stdio(
+    state: Arc<ServerState>,
+    limits: Limits,
+) -> Result<(), crate::ServerError> {
     use rmcp::ServiceExt;
     let io_err = |what: &str, e: std::io::Error| crate::ServerError::Io {
         what: what.to_string(),
@@ -254,7 +276,12 @@ pub async fn serve_stdio(state: Arc<ServerState>, limits: Limits) -> Result<(), 
     let service = GosMcp::new(state, limits)
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| io_err("starting MCP on stdio", std::io::Error::other(e.to_string())))?;
+        .map_err(|e| {
+            io_err(
+                "starting MCP on stdio",
+                std::io::Error::other(e.to_string()),
+            )
+        })?;
     service
         .waiting()
         .await

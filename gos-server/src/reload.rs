@@ -65,12 +65,11 @@ async fn reload_now(state: &Arc<ServerState>, why: Trigger) {
 /// [`ServerError::Watch`] when the watcher cannot start or the parent folder cannot be
 /// watched.
 pub fn spawn(state: Arc<ServerState>, debounce: Duration) -> Result<Reloader, ServerError> {
-    let workspace: PathBuf = std::path::absolute(state.workspace_path()).map_err(|e| {
-        ServerError::Io {
+    let workspace: PathBuf =
+        std::path::absolute(state.workspace_path()).map_err(|e| ServerError::Io {
             what: format!("resolving {}", state.workspace_path().display()),
             source: e,
-        }
-    })?;
+        })?;
     let parent = workspace
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);

@@ -117,7 +117,12 @@ fn checked_query(query: &str, limits: &Limits) -> Result<(), RequestError> {
     Ok(())
 }
 
-fn bounded(name: &str, value: Option<u64>, default: usize, max: usize) -> Result<usize, RequestError> {
+fn bounded(
+    name: &str,
+    value: Option<u64>,
+    default: usize,
+    max: usize,
+) -> Result<usize, RequestError> {
     match value {
         None => Ok(default),
         Some(v) if v >= 1 && v <= max as u64 => Ok(v as usize),
@@ -149,7 +154,12 @@ impl RetrieveRequest {
         Ok(RetrieveOptions {
             mode,
             budgets: Budgets {
-                top_n: bounded("max_skills", self.max_skills, DEFAULT_TOP_N, limits.max_skills)?,
+                top_n: bounded(
+                    "max_skills",
+                    self.max_skills,
+                    DEFAULT_TOP_N,
+                    limits.max_skills,
+                )?,
                 max_chars_per_skill: bounded(
                     "max_chars_per_skill",
                     self.max_chars_per_skill,
@@ -175,7 +185,11 @@ impl RetrieveRequest {
 /// # Errors
 /// The validation errors of [`RetrieveRequest::options`]; `internal` when retrieval fails
 /// (an unreadable index).
-pub fn retrieve(loaded: &Loaded, req: &RetrieveRequest, limits: &Limits) -> Result<Value, RequestError> {
+pub fn retrieve(
+    loaded: &Loaded,
+    req: &RetrieveRequest,
+    limits: &Limits,
+) -> Result<Value, RequestError> {
     let start = Instant::now();
     let opts = req.options(limits)?;
     let r = loaded
@@ -202,7 +216,11 @@ pub fn retrieve(loaded: &Loaded, req: &RetrieveRequest, limits: &Limits) -> Resu
 /// # Errors
 /// `empty_query`, `query_too_long`, `out_of_range` for a limit of 0 or above
 /// [`Limits::max_skills`]; `internal` when retrieval fails.
-pub fn search(loaded: &Loaded, req: &SearchRequest, limits: &Limits) -> Result<SearchResult, RequestError> {
+pub fn search(
+    loaded: &Loaded,
+    req: &SearchRequest,
+    limits: &Limits,
+) -> Result<SearchResult, RequestError> {
     checked_query(&req.query, limits)?;
     let limit = bounded("limit", req.limit, 10, limits.max_skills)?;
     let r = loaded

@@ -125,7 +125,11 @@ pub fn close_matches(ws: &Workspace, id: &str) -> Vec<String> {
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.into_iter().take(5).map(|(_, s)| s.to_string()).collect()
+    scored
+        .into_iter()
+        .take(5)
+        .map(|(_, s)| s.to_string())
+        .collect()
 }
 
 /// The node index of `id`, or an `unknown_skill` error naming close matches.
@@ -195,7 +199,11 @@ fn package_files(dir: &Path) -> Vec<String> {
 ///
 /// # Errors
 /// `unknown_skill` with close matches.
-pub fn get_skill(loaded: &Loaded, id: &str, limits: &Limits) -> Result<SkillDocument, RequestError> {
+pub fn get_skill(
+    loaded: &Loaded,
+    id: &str,
+    limits: &Limits,
+) -> Result<SkillDocument, RequestError> {
     let ws = loaded.workspace();
     let i = resolve(ws, id)?;
     let node = &ws.manifest().nodes[i];
@@ -285,7 +293,9 @@ pub fn status(state: &ServerState) -> WorkspaceStatus {
     let info = ws.info();
     let mut edges_by_type = BTreeMap::new();
     for e in ws.graph().edges() {
-        *edges_by_type.entry(e.edge_type.as_str().to_string()).or_insert(0) += 1;
+        *edges_by_type
+            .entry(e.edge_type.as_str().to_string())
+            .or_insert(0) += 1;
     }
     let built_at_unix = std::fs::metadata(ws.dir().join("workspace.json"))
         .and_then(|m| m.modified())

@@ -161,6 +161,10 @@ pub fn cli_bundle(ws: &Path, query: &str) -> Value {
         .arg(query)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     without_timings(serde_json::from_slice(&out.stdout).unwrap())
 }
