@@ -10,9 +10,12 @@
 # 3. measures in-process retrieve time: 40 sequential requests, the server's own
 #    timings_ms.retrieve, plus the client-side round trip;
 # 4. phase A: wrk, 16 connections (4 threads) for GOS_LOAD_SECS (30) seconds, latency percentiles;
-# 5. phase B: the same wrk run (GOS_SWAP_SECS, 150 s) while the copy is rebuilt twice with
-#    `gos build` (vectors reused) and swapped in by the server's reloader; the generation must
-#    reach 3 and wrk must count no errors and no non-2xx answers.
+# 5. phase B: the same wrk load for as long as it takes to rebuild the copy twice with
+#    `gos build` (vectors reused) and have the server's reloader swap each one in, plus 5 s
+#    (wrk is stopped with SIGINT, which makes it print its summary; at most GOS_SWAP_SECS, 900);
+#    the generation must reach 3 and wrk must count no errors and no non-2xx answers;
+# 6. phase C: 1 and 2 connections (2 = this machine's cores) for 10 s each: the latency of the
+#    server when requests do not queue for a core.
 # Bounded: wrk stops at its duration, every step has a timeout; loopback only. Needs wrk
 # (apt-get install wrk) and python3.
 set -euo pipefail
@@ -22,7 +25,7 @@ src_ws="${GOS_LOAD_WS:-/work/eval/ws-vec}"
 library="${GOS_LOAD_LIBRARY:-/work/shared/data/library}"
 model_dir="${GOS_MODEL_DIR:-$root/models/all-MiniLM-L6-v2}"
 secs="${GOS_LOAD_SECS:-30}"
-swap_secs="${GOS_SWAP_SECS:-150}"
+swap_secs="${GOS_SWAP_SECS:-900}"
 scratch="$(mktemp -d /tmp/gos-load.XXXXXX)"
 log="$scratch/serve.log"
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 2; }
@@ -70,7 +73,7 @@ PY
 echo "== phase A: 16 connections, ${secs} s"
 timeout $((secs + 30)) wrk -t4 -c16 -d"${secs}s" --timeout 30s --latency -s "$root/benches/load-post.lua" "$base" | tee "$scratch/wrk-a.txt"
 
-echo "== phase B: 16 connections, ${swap_secs} s, two rebuilds + swaps"
+echo "== phase B: 16 connections while the workspace is rebuilt and swapped twice"
 timeout $((swap_secs + 30)) wrk -t4 -c16 -d"${swap_secs}s" --timeout 30s --latency -s "$root/benches/load-post.lua" "$base" > "$scratch/wrk-b.txt" &
 wrk_pid=$!
 sleep 5
@@ -86,12 +89,18 @@ for round in 1 2; do
     done
     echo "rebuild $round: $(python3 -c "print(round($t1 - $t0, 1))") s (vectors reused: $(python3 -c "import json;print(json.load(open('$scratch/build-$round.json'))['embed']['reused'])")), served generation $gen"
 done
-wait $wrk_pid
+sleep 5
+kill -INT $wrk_pid 2>/dev/null || true
+wait $wrk_pid || true
 cat "$scratch/wrk-b.txt"
+for c in 1 2; do
+    echo "== phase C: $c connection(s), 10 s"
+    timeout 60 wrk -t1 -c$c -d10s --timeout 30s --latency -s "$root/benches/load-post.lua" "$base" | tee "$scratch/wrk-c$c.txt" | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors"
+done
 final="$(python3 -c "import json,urllib.request;print(json.load(urllib.request.urlopen('$base/readyz'))['generation'])")"
 echo "final generation: $final (3 = two swaps)"
 grep -E "reload" "$log" | tail -4
-if grep -qE "Non-2xx|Socket errors" "$scratch/wrk-a.txt" "$scratch/wrk-b.txt"; then
+if grep -qE "Non-2xx|Socket errors" "$scratch"/wrk-*.txt; then
     echo "FAILED REQUESTS (see above)"; exit 1
 fi
 [ "$final" -ge 3 ] || { echo "the workspace was not swapped twice"; exit 1; }

@@ -288,3 +288,17 @@ pub async fn serve_stdio(
         .map_err(|e| io_err("serving MCP on stdio", std::io::Error::other(e.to_string())))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_uris_round_trip_ids_with_slashes() {
+        let uri = resource_uri("geo/shapefile-reader");
+        assert_eq!(uri, "skill://geo/shapefile-reader/SKILL.md");
+        assert_eq!(resource_id(&uri), Some("geo/shapefile-reader"));
+        assert_eq!(resource_id("file:///etc/passwd"), None);
+        assert_eq!(resource_id("skill://geo/x/README.md"), None);
+    }
+}

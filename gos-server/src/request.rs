@@ -247,3 +247,62 @@ pub fn search(
         hits,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(query: &str) -> RetrieveRequest {
+        RetrieveRequest {
+            query: query.into(),
+            max_skills: None,
+            max_chars_per_skill: None,
+            max_context_chars: None,
+            mode: None,
+        }
+    }
+
+    #[test]
+    fn defaults_are_what_gos_retrieve_does_without_flags() {
+        let opts = req("parse a csv").options(&Limits::default()).unwrap();
+        assert_eq!(opts, RetrieveOptions::default());
+    }
+
+    #[test]
+    fn budgets_mode_and_query_are_checked() {
+        let limits = Limits::default();
+        for n in [0, 1_000_000_000] {
+            let r = RetrieveRequest {
+                max_skills: Some(n),
+                ..req("csv")
+            };
+            assert_eq!(r.options(&limits).unwrap_err().code, "out_of_range");
+        }
+        let r = RetrieveRequest {
+            max_skills: Some(3),
+            mode: Some("one-hop".into()),
+            ..req("csv")
+        };
+        let opts = r.options(&limits).unwrap();
+        assert_eq!((opts.budgets.top_n, opts.mode), (3, RetrievalMode::OneHop));
+        let r = RetrieveRequest {
+            mode: Some("sideways".into()),
+            ..req("csv")
+        };
+        assert_eq!(r.options(&limits).unwrap_err().code, "unknown_mode");
+        assert_eq!(
+            req(" \n ").options(&limits).unwrap_err().code,
+            "empty_query"
+        );
+        let long = "é".repeat(limits.max_query_chars + 1);
+        assert_eq!(
+            req(&long).options(&limits).unwrap_err().code,
+            "query_too_long"
+        );
+        let fits = "é".repeat(limits.max_query_chars);
+        assert!(
+            req(&fits).options(&limits).is_ok(),
+            "the limit counts characters, not bytes"
+        );
+    }
+}

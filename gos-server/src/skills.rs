@@ -325,3 +325,18 @@ pub fn status(state: &ServerState) -> WorkspaceStatus {
         server_version: env!("CARGO_PKG_VERSION").to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_keeps_whole_characters() {
+        let mut s = "aé".repeat(3); // 9 bytes
+        assert!(cut(&mut s, 5)); // byte 5 is inside the second 'é' (bytes 4..6)
+        assert_eq!(s, "aéa");
+        let mut short = "abc".to_string();
+        assert!(!cut(&mut short, 3));
+        assert_eq!(short, "abc");
+    }
+}
