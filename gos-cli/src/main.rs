@@ -12,9 +12,11 @@ mod build_cmd;
 mod encoder_arg;
 mod eval_cmd;
 mod llm_args;
+mod mcp_cmd;
 mod progress;
 mod rerank_args;
 mod retrieve_cmd;
+mod serve_cmd;
 mod stats_cmd;
 mod synth_cmd;
 
@@ -28,7 +30,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("GOS_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,gos_server=info")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -41,6 +43,8 @@ fn main() -> ExitCode {
         Command::Stats(args) => stats_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Eval(args) => eval_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Synth(args) => synth_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Mcp(args) => mcp_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => serve_cmd::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -89,59 +89,19 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         print!("{}", r.bundle.rendered_context);
         return Ok(());
     }
-    let skills: Vec<_> = r
-        .bundle
-        .skills
-        .iter()
-        .map(|s| {
-            json!({
-                "id": s.id,
-                "name": s.name,
-                "source": s.source,
-                "score": s.score,
-                "reason": s.reason,
-                "chars": s.chars,
-                "clipped": s.clipped,
-                "omitted_chars": s.omitted_chars,
-                "warnings": s.warnings,
-            })
-        })
-        .collect();
-    let out = json!({
-        "status": r.bundle.status.as_str(),
-        "query": query,
-        "mode": opts.mode.as_str(),
-        "seed_source": r.source.as_str(),
-        "rerank": args.rerank.as_str(),
-        "skills": skills,
-        "rendered_context": r.bundle.rendered_context,
-        "no_hit_reason": match r.decision {
-            Decision::NoHit(why) => Some(why.to_string()),
-            Decision::Hit { .. } => None,
+    let out = gos_server::bundle::bundle_json(
+        &ws,
+        &query,
+        opts.mode,
+        &r,
+        args.rerank.as_str(),
+        json!(rewrite),
+        gos_server::bundle::CallTimings {
+            open: open_ms,
+            reranker_load: load_ms,
+            total: start.elapsed().as_secs_f64() * 1e3,
         },
-        "context_chars": r.bundle.rendered_context.chars().count(),
-        "seeds": r.seeds.iter().map(|s| json!({
-            "id": ws.manifest().nodes[s.node].id,
-            "rank": s.rank,
-            "score": s.score,
-            "weight": s.weight,
-        })).collect::<Vec<_>>(),
-        "top_seed_score": r.top_seed_score,
-        "top_dense_score": r.top_dense_score,
-        "rewrite": rewrite,
-        "timings_ms": {
-            "open": open_ms,
-            "encode": r.timings.encode,
-            "seed": r.timings.seed,
-            "diffuse": r.timings.diffuse,
-            "rerank": r.timings.rerank,
-            "reranker_load": load_ms,
-            "cross_encoder": r.timings.cross_encoder,
-            "hydrate": r.timings.hydrate,
-            "retrieve": r.timings.total,
-            "total": start.elapsed().as_secs_f64() * 1e3,
-        },
-    });
+    );
     // serde_json escapes C0 controls; DEL and C1 pass through and could drive a terminal.
     println!("{}", sanitize::json_ascii_controls(&out.to_string()));
     Ok(())
