@@ -111,7 +111,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub watch: bool,
     /// Milliseconds of quiet after a change before `--watch` rebuilds.
-    #[arg(long, default_value_t = 500, requires = "watch")]
+    #[arg(long, default_value_t = 500)]
     pub debounce_ms: u64,
     /// Workspace directory to create or replace (replaced atomically at the end). It must be a
     /// new path, an empty directory or a workspace gos built, outside the library; anything
@@ -507,7 +507,7 @@ pub struct ExportArgs {
     #[arg(long, value_delimiter = ',')]
     pub ids: Vec<String>,
     /// Hops from `--ids` kept, following edges in both directions.
-    #[arg(long, default_value_t = 1, requires = "ids")]
+    #[arg(long, default_value_t = 1)]
     pub depth: usize,
     /// Write to this file instead of stdout.
     #[arg(short, long)]

@@ -146,14 +146,15 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let file = dir.join(skill_file_name(&pkg.source_path));
+                let file = file.display().to_string();
                 let ctx = rules::Context {
                     path: &pkg.source_path,
-                    file: &file.display().to_string(),
+                    file: &file,
                     dir: &dir,
                     folder: &folder,
                 };
                 report.diagnostics.extend(rules::check_package(&ctx, &pkg));
-                packages.push((p.root, file.display().to_string(), pkg));
+                packages.push((p.root, file, pkg));
             }
             Err(e) => report.diagnostics.push(Diagnostic {
                 path: if rel.is_empty() {
