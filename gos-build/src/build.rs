@@ -1,14 +1,14 @@
 //! The build pipeline: discover -> parse -> normalize -> relate -> index -> write, into a
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
+use crate::declared::{Declaration, declarations, declared_edges};
 use crate::embed::{EmbedOptions, Embedder};
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc, normalize};
-use crate::declared::{Declaration, declarations, declared_edges};
-use crate::watch::{ParseCache, ParseResult};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
+use crate::watch::{ParseCache, ParseResult};
 use gos_core::SkillGraph;
 use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
@@ -115,13 +115,10 @@ pub fn build_library_cached(
             reason: "no library root given".into(),
         });
     };
-    let root = first
-        .path
-        .canonicalize()
-        .map_err(|e| BuildError::Library {
-            path: first.path.clone(),
-            reason: e.to_string(),
-        })?;
+    let root = first.path.canonicalize().map_err(|e| BuildError::Library {
+        path: first.path.clone(),
+        reason: e.to_string(),
+    })?;
     // Refuse a target gos does not own before any work: nothing outside a workspace gos wrote
     // is ever replaced or removed, and no root may hold the workspace or lie inside it.
     let mut target = check_build_target(&opts.workspace, &root)?;

@@ -320,7 +320,11 @@ mod tests {
                 ("b/csv", "c/uses", "depends: b/csv"),
             ]
         );
-        assert!(edges.iter().all(|e| e.provenance == EdgeProvenance::Declared));
+        assert!(
+            edges
+                .iter()
+                .all(|e| e.provenance == EdgeProvenance::Declared)
+        );
         assert_eq!(stats.declarations, 4);
         assert_eq!(stats.edges, 2);
         assert_eq!(stats.unresolved.len(), 1);
@@ -331,7 +335,11 @@ mod tests {
 
     #[test]
     fn an_ambiguous_name_resolves_inside_the_declaring_collection() {
-        let nodes = vec![node("a/csv", "csv"), node("b/csv", "csv"), node("b/plot", "plot")];
+        let nodes = vec![
+            node("a/csv", "csv"),
+            node("b/csv", "csv"),
+            node("b/plot", "plot"),
+        ];
         let decls = vec![
             vec![],
             vec![],

@@ -53,6 +53,6 @@ mod parse;
 mod parsed;
 
 pub use build::{BuildOptions, build_library, build_workspace, build_workspace_with};
-pub use roots::{LibrarySpec, Root};
 pub use error::BuildError;
 pub use report::BuildReport;
+pub use roots::{LibrarySpec, Root};

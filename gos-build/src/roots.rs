@@ -302,7 +302,10 @@ pub fn discover_roots(spec: &LibrarySpec) -> Result<RootDiscovery, BuildError> {
             path: root.path.clone(),
             reason,
         };
-        let canon = root.path.canonicalize().map_err(|e| lib_err(e.to_string()))?;
+        let canon = root
+            .path
+            .canonicalize()
+            .map_err(|e| lib_err(e.to_string()))?;
         if !canon.is_dir() {
             return Err(lib_err("not a directory".into()));
         }
@@ -351,7 +354,10 @@ pub fn discover_roots(spec: &LibrarySpec) -> Result<RootDiscovery, BuildError> {
                     .into_iter()
                     .map(|i| spec.exclude[i].as_str())
                     .collect();
-                Some(format!("id `{id}` matches --exclude `{}`", hits.join("`, `")))
+                Some(format!(
+                    "id `{id}` matches --exclude `{}`",
+                    hits.join("`, `")
+                ))
             } else {
                 None
             };
@@ -433,11 +439,7 @@ mod tests {
             write(&r.join(p).join("SKILL.md"));
         }
         std::fs::write(r.join(IGNORE_FILE), "drafts/\n").unwrap();
-        let spec = LibrarySpec::new(
-            vec![Root::unlabelled(r)],
-            vec![],
-            vec!["vendor/**".into()],
-        );
+        let spec = LibrarySpec::new(vec![Root::unlabelled(r)], vec![], vec!["vendor/**".into()]);
         let d = discover_roots(&spec).unwrap();
         let ids: Vec<&str> = d.packages.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["keep/a", "keep/b"]);
@@ -448,7 +450,10 @@ mod tests {
             .collect();
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].0, "drafts/c");
-        assert!(out[0].1.contains(".gosignore (pattern `drafts/`)"), "{out:?}");
+        assert!(
+            out[0].1.contains(".gosignore (pattern `drafts/`)"),
+            "{out:?}"
+        );
         assert_eq!(out[1].0, "vendor/x/d");
         assert!(out[1].1.contains("--exclude `vendor/**`"), "{out:?}");
         let only = LibrarySpec::new(vec![Root::unlabelled(r)], vec!["keep/a".into()], vec![]);

@@ -121,7 +121,10 @@ pub fn watch(
     for root in &library.roots {
         // Watch the canonical path, so event paths compare with the cache's keys even for a
         // deleted file (which cannot be canonicalized any more).
-        let path = root.path.canonicalize().unwrap_or_else(|_| root.path.clone());
+        let path = root
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| root.path.clone());
         debouncer
             .watcher()
             .watch(&path, RecursiveMode::Recursive)

@@ -33,7 +33,9 @@ fn write_skill(root: &Path, rel: &str, text: &str) {
 }
 
 fn skill(name: &str, extra: &str) -> String {
-    format!("---\nname: {name}\ndescription: Does {name} things. Use when {name} is needed.\n{extra}---\n# {name}\n\nBody of {name}.\n")
+    format!(
+        "---\nname: {name}\ndescription: Does {name} things. Use when {name} is needed.\n{extra}---\n# {name}\n\nBody of {name}.\n"
+    )
 }
 
 fn ids(ws: &Path) -> Vec<String> {
@@ -161,7 +163,11 @@ fn declared_dependencies_by_name_by_id_unresolved_and_ambiguous() {
     assert_eq!(
         declared,
         [
-            ("b/csv".into(), "docs/report".into(), "requires: b/csv".into()),
+            (
+                "b/csv".into(),
+                "docs/report".into(),
+                "requires: b/csv".into()
+            ),
             (
                 "docs/pdf-extract".into(),
                 "docs/report".into(),

@@ -125,11 +125,18 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     assert_eq!(at("a/-dash--"), ["name-hyphens"]);
     assert_eq!(at("a/folder"), ["name-folder"]);
     assert_eq!(at("a/long"), ["compatibility-length", "description-length"]);
-    assert_eq!(at("a/meta"), ["metadata-type", "metadata-value", "unknown-field"]);
+    assert_eq!(
+        at("a/meta"),
+        ["metadata-type", "metadata-value", "unknown-field"]
+    );
     assert_eq!(at("a/meta2"), ["metadata-type"]);
     assert_eq!(
         at("a/links"),
-        ["broken-link", "dependency-ambiguous", "dependency-unresolved"]
+        [
+            "broken-link",
+            "dependency-ambiguous",
+            "dependency-unresolved"
+        ]
     );
     assert_eq!(at("a/nowhen"), ["description-when"]);
     assert_eq!(at("a/empty"), ["unusable"]);
@@ -163,12 +170,20 @@ fn lint_on_every_case_of_fixtures_odd() {
         ),
         (
             "crlf",
-            &["description-when", "name-folder", "repaired", "unknown-field"],
+            &[
+                "description-when",
+                "name-folder",
+                "repaired",
+                "unknown-field",
+            ],
         ),
         ("empty", &["unusable"]),
         ("huge", &["name-folder", "unknown-field"]),
         ("list-description", &["description-type", "unknown-field"]),
-        ("missing-description", &["description-missing", "unknown-field"]),
+        (
+            "missing-description",
+            &["description-missing", "unknown-field"],
+        ),
         ("no-frontmatter", &["frontmatter-missing"]),
         ("not-utf8", &["description-when", "repaired"]),
         (
@@ -195,7 +210,9 @@ fn lint_on_every_case_of_fixtures_odd() {
         .collect();
     assert_eq!(
         unknown,
-        ["version", "date", "x-vendor", "enabled", "priority", "owners"]
+        [
+            "version", "date", "x-vendor", "enabled", "priority", "owners"
+        ]
     );
     // Lint's `unusable` is exactly what build skips.
     let t = tempfile::tempdir().unwrap();
@@ -238,7 +255,11 @@ fn lint_on_the_real_odd_skills() {
     }
     // Folders are numbers, so no name can equal its folder: every parsed package with a name
     // gets name-folder.
-    let named = r.diagnostics.iter().filter(|d| d.rule == "name-folder").count();
+    let named = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "name-folder")
+        .count();
     assert!(named > 20, "{named}");
     let t = tempfile::tempdir().unwrap();
     let report = gos_build::build_workspace(

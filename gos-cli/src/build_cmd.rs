@@ -1,11 +1,11 @@
 //! `gos build`.
 
 use crate::BuildArgs;
+use crate::config::Config;
 use crate::progress::Bars;
 use anyhow::{Context, Result};
 use gos_build::embed::EmbedOptions;
 use gos_build::relate::RelateOptions;
-use crate::config::Config;
 use gos_build::{BuildOptions, BuildReport, build_library};
 use std::process::ExitCode;
 
@@ -13,7 +13,10 @@ use std::process::ExitCode;
 const INCOMPLETE: u8 = 3;
 
 pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
-    let config = Config::load(args.library.config.as_deref(), Some(args.workspace.as_path()))?;
+    let config = Config::load(
+        args.library.config.as_deref(),
+        Some(args.workspace.as_path()),
+    )?;
     let (library, agents) = crate::library_args::spec(&args.library, &config)?;
     if args.model_dir.is_none() {
         args.model_dir = config.model_dir.as_deref().map(|p| config.resolve(p));

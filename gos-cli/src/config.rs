@@ -57,9 +57,13 @@ impl Config {
         let path = match explicit {
             Some(p) => p.to_path_buf(),
             None => {
-                let parent = workspace
-                    .and_then(|w| w.parent())
-                    .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+                let parent = workspace.and_then(|w| w.parent()).map(|p| {
+                    if p.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        p
+                    }
+                });
                 match parent.map(|p| p.join(CONFIG_FILE)) {
                     Some(p) if p.is_file() => p,
                     _ => return Ok(Config::default()),

@@ -4,8 +4,8 @@
 use crate::args::LibraryArgs;
 use crate::config::Config;
 use anyhow::{Result, anyhow, bail};
-use gos_build::roots::{Root, agent_roots};
 use gos_build::LibrarySpec;
+use gos_build::roots::{Root, agent_roots};
 
 /// The library the flags and the config name. Roots in order: positional roots, `--root`
 /// roots, the config's roots (only when no root was given on the command line), then the
@@ -43,7 +43,9 @@ pub fn spec(args: &LibraryArgs, config: &Config) -> Result<(LibrarySpec, Vec<Roo
         roots.extend(agents.iter().cloned());
     }
     if roots.is_empty() {
-        bail!("no library root: give ROOT, --root LABEL=PATH, --agent-roots, or `roots` in gos.toml");
+        bail!(
+            "no library root: give ROOT, --root LABEL=PATH, --agent-roots, or `roots` in gos.toml"
+        );
     }
     let mut include = args.include.clone();
     include.extend(config.include.iter().cloned());

@@ -67,7 +67,6 @@ impl Bars {
             },
         }
     }
-
 }
 
 impl BuildProgress for Bars {

@@ -15,7 +15,9 @@ fn write_skill(root: &Path, rel: &str, text: &str) {
 }
 
 fn skill(name: &str) -> String {
-    format!("---\nname: {name}\ndescription: Does {name} work. Use when {name} is asked for.\n---\n# {name}\n\nBody.\n")
+    format!(
+        "---\nname: {name}\ndescription: Does {name} work. Use when {name} is asked for.\n---\n# {name}\n\nBody.\n"
+    )
 }
 
 fn ok(o: &Output) -> String {
@@ -48,13 +50,21 @@ fn two_roots_build_with_labelled_ids_and_progress_lines() {
     write_skill(&b, "pdf", &skill("pdf"));
     write_skill(&b, "empty", "");
     let ws = t.path().join("ws");
-    let o = gos().arg("build").arg(&a).arg(&b).arg("-w").arg(&ws).output().unwrap();
+    let o = gos()
+        .arg("build")
+        .arg(&a)
+        .arg(&b)
+        .arg("-w")
+        .arg(&ws)
+        .output()
+        .unwrap();
     ok(&o);
     assert_eq!(manifest_ids(&ws), ["alpha/pdf", "beta/pdf"]);
     let err = String::from_utf8_lossy(&o.stderr);
     // stderr is a pipe here: one line per stage, with a rate.
     assert!(
-        err.lines().any(|l| l.trim_start().starts_with("parse: 3/3 in") && l.ends_with("/s)")),
+        err.lines()
+            .any(|l| l.trim_start().starts_with("parse: 3/3 in") && l.ends_with("/s)")),
         "{err}"
     );
     assert!(err.contains("skipped beta/empty"), "{err}");
@@ -119,17 +129,35 @@ fn lint_exit_statuses_json_and_strict() {
     write_skill(&clean, "alpha", &skill("alpha"));
     let o = gos().arg("lint").arg(&clean).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("1 packages, 0 with findings: 0 errors, 0 warnings"));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("1 packages, 0 with findings: 0 errors, 0 warnings")
+    );
     let warn = t.path().join("warn");
-    write_skill(&warn, "beta", "---\nname: beta\ndescription: Converts files.\n---\nx\n");
+    write_skill(
+        &warn,
+        "beta",
+        "---\nname: beta\ndescription: Converts files.\n---\nx\n",
+    );
     let o = gos().arg("lint").arg(&warn).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("beta/SKILL.md\n     3: warning[description-when]"), "{out}");
-    let o = gos().args(["lint", "--strict"]).arg(&warn).output().unwrap();
+    assert!(
+        out.contains("beta/SKILL.md\n     3: warning[description-when]"),
+        "{out}"
+    );
+    let o = gos()
+        .args(["lint", "--strict"])
+        .arg(&warn)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let bad = t.path().join("bad");
-    write_skill(&bad, "gamma", "---\nname: Gamma\ndescription: Use when needed.\n---\nx\n");
+    write_skill(
+        &bad,
+        "gamma",
+        "---\nname: Gamma\ndescription: Use when needed.\n---\nx\n",
+    );
     let o = gos().args(["lint", "--json"]).arg(&bad).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -137,13 +165,19 @@ fn lint_exit_statuses_json_and_strict() {
     assert_eq!(v["by_rule"]["name-chars"], 1);
     assert_eq!(v["by_rule"]["name-folder"], 1);
     assert_eq!(v["diagnostics"][0]["line"], 2);
-    let o = gos().arg("lint").arg(t.path().join("missing")).output().unwrap();
+    let o = gos()
+        .arg("lint")
+        .arg(t.path().join("missing"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
 
-/// `gos show` and `gos export` on the fixtures library. Hand-checked: shapefile-reader outputs
-/// geojson, which geojson-reproject takes as its input (an `io` edge in); choropleth-map's body
-/// says to run the `geojson-reproject` skill first (a `mention` edge out).
+/// `gos show` and `gos export` on the fixtures library. Hand-checked: geojson-reproject reads
+/// geojson (also json and shapefile) and writes geojson; geojson-validate reads only geojson,
+/// so reproject -> validate is an `io` edge of score 1; choropleth-map reads geojson and its
+/// body also says to use the `geojson-reproject` skill first, but the `io` edge of the same pair
+/// and weight 1 is kept (graph dedup). Nothing produces all of reproject's inputs: no edge in.
 #[test]
 fn show_and_export_on_the_fixtures() {
     let t = tempfile::tempdir().unwrap();
@@ -157,39 +191,64 @@ fn show_and_export_on_the_fixtures() {
         .output()
         .unwrap());
     let id = "geo/geojson-reproject";
-    let o = gos().args(["show", id, "--json", "-w"]).arg(&ws).output().unwrap();
+    let o = gos()
+        .args(["show", id, "--json", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
     assert_eq!(v["node"]["id"], id);
-    let edges_in: Vec<(String, String)> = v["edges_in"]
+    assert_eq!(v["edges_in"], serde_json::json!([]));
+    let mut out: Vec<(String, String, String, f64)> = v["edges_out"]
         .as_array()
         .unwrap()
         .iter()
         .map(|e| {
             (
-                e["source"].as_str().unwrap().to_owned(),
+                e["target"].as_str().unwrap().to_owned(),
                 e["provenance"].as_str().unwrap().to_owned(),
+                e["evidence"].as_str().unwrap().to_owned(),
+                e["weight"].as_f64().unwrap(),
             )
         })
         .collect();
-    assert!(
-        edges_in.contains(&("geo/shapefile-reader".into(), "io".into())),
-        "{edges_in:?}"
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        out,
+        [
+            (
+                "geo/choropleth-map".into(),
+                "io".into(),
+                "geojson".into(),
+                1.0
+            ),
+            (
+                "geo/geojson-validate".into(),
+                "io".into(),
+                "geojson".into(),
+                1.0
+            ),
+        ]
     );
-    let out: Vec<&str> = v["edges_out"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["provenance"] == "mention")
-        .map(|e| e["target"].as_str().unwrap())
-        .collect();
-    assert!(out.contains(&"geo/choropleth-map"), "{out:?}");
     let text = ok(&gos().args(["show", id, "-w"]).arg(&ws).output().unwrap());
     assert!(text.contains("description   [parsed] "), "{text}");
-    assert!(text.contains("geo/shapefile-reader -> geo/geojson-reproject  dependency io"), "{text}");
+    assert!(
+        text.contains("geo/geojson-reproject -> geo/geojson-validate  dependency io 1.00  geojson"),
+        "{text}"
+    );
+    assert!(text.contains("edges in (0)"), "{text}");
     // Two `pdf` skills: each is the other's near-duplicate by name.
-    let text = ok(&gos().args(["show", "docs/pdf", "-w"]).arg(&ws).output().unwrap());
+    let text = ok(&gos()
+        .args(["show", "docs/pdf", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap());
     assert!(text.contains("science/pdf (same name)"), "{text}");
-    let o = gos().args(["show", "nope", "-w"]).arg(&ws).output().unwrap();
+    let o = gos()
+        .args(["show", "nope", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap();
     assert!(!o.status.success());
 
     // Whole graph: counts equal graph.json's.
@@ -214,7 +273,9 @@ fn show_and_export_on_the_fixtures() {
     assert_eq!((count("node"), count("edge")), (n, m));
     // Neighbourhood at depth 1: the node, its neighbours, and the edges among them.
     let json = ok(&gos()
-        .args(["export", "--format", "json", "--ids", id, "--depth", "1", "-w"])
+        .args([
+            "export", "--format", "json", "--ids", id, "--depth", "1", "-w",
+        ])
         .arg(&ws)
         .output()
         .unwrap());
@@ -251,7 +312,11 @@ fn show_and_export_on_the_fixtures() {
     let text = std::fs::read_to_string(&dot).unwrap();
     assert_eq!(text.matches(" -> ").count(), m);
     assert!(text.contains("\"geo/geojson-reproject\" [label=\"geojson-reproject\"];"));
-    match std::process::Command::new("dot").arg("-Tsvg").arg(&dot).output() {
+    match std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .arg(&dot)
+        .output()
+    {
         Ok(o) => {
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             let svg = String::from_utf8_lossy(&o.stdout);
@@ -265,9 +330,17 @@ fn show_and_export_on_the_fixtures() {
 
 #[test]
 fn completions_for_three_shells() {
-    for (shell, marker) in [("bash", "complete -F"), ("zsh", "#compdef gos"), ("fish", "complete -c gos")] {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef gos"),
+        ("fish", "complete -c gos"),
+    ] {
         let out = ok(&gos().args(["completions", shell]).output().unwrap());
-        assert!(out.contains(marker), "{shell}: {}", &out[..out.len().min(300)]);
+        assert!(
+            out.contains(marker),
+            "{shell}: {}",
+            &out[..out.len().min(300)]
+        );
         assert!(out.contains("lint"), "{shell}");
         assert!(out.contains("agent-roots"), "{shell}");
     }
@@ -295,6 +368,9 @@ fn config_file_next_to_the_workspace_gives_roots_and_refuses_keys() {
     let o = gos().args(["build", "-q", "-w"]).arg(&ws).output().unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("API keys are read only from the environment"), "{err}");
+    assert!(
+        err.contains("API keys are read only from the environment"),
+        "{err}"
+    );
     assert!(!err.contains("sk-123"), "{err}");
 }

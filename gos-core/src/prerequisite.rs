@@ -59,10 +59,7 @@ pub fn link_to<'g>(
     let first = |declared_only: bool| {
         let keep = move |e: &SkillEdge| !declared_only || e.provenance == EdgeProvenance::Declared;
         above.iter().find_map(|a| {
-            if let Some((_, e)) = graph
-                .outgoing(node)
-                .find(|(t, e)| *t == a.node && keep(e))
-            {
+            if let Some((_, e)) = graph.outgoing(node).find(|(t, e)| *t == a.node && keep(e)) {
                 return Some((a.node, Link::PrerequisiteOf, e));
             }
             graph

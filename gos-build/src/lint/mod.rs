@@ -188,7 +188,10 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
             let (_, file, pkg) = &packages[i];
             let key = u.declaration.key.split('.').next().unwrap_or("");
             let message = if u.candidates.is_empty() {
-                format!("`{}` names no skill of the library", u.declaration.evidence())
+                format!(
+                    "`{}` names no skill of the library",
+                    u.declaration.evidence()
+                )
             } else {
                 format!(
                     "`{}` names several skills ({}); give the id",

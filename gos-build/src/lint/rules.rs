@@ -79,7 +79,12 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
     };
     use Severity::{Error, Warning};
     for what in &pkg.recoveries {
-        add(None, "repaired", Warning, format!("build repairs this: {what}"));
+        add(
+            None,
+            "repaired",
+            Warning,
+            format!("build repairs this: {what}"),
+        );
     }
     let fields = &pkg.frontmatter.fields;
     if fields.is_empty() {
@@ -92,12 +97,9 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
     }
     let line = |key: &str| key_line(&pkg.raw, key);
     match fields.get("name") {
-        None | Some(Value::Null) if !fields.is_empty() => add(
-            Some(1),
-            "name-missing",
-            Error,
-            "no `name` field".into(),
-        ),
+        None | Some(Value::Null) if !fields.is_empty() => {
+            add(Some(1), "name-missing", Error, "no `name` field".into())
+        }
         None | Some(Value::Null) => {}
         Some(Value::String(name)) => {
             for (rule, msg) in name_problems(name, ctx.folder) {
@@ -166,7 +168,10 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
             line("metadata"),
             "metadata-type",
             Error,
-            format!("`metadata` must be a mapping of strings, not {}", kind(other)),
+            format!(
+                "`metadata` must be a mapping of strings, not {}",
+                kind(other)
+            ),
         ),
     }
     if let Some(Value::Object(m)) = fields.get("metadata") {
@@ -197,13 +202,16 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
         }
     }
     for target in relative_links(&pkg.body) {
-        let path = target.split(['#', '?']).next().unwrap_or("").replace("%20", " ");
+        let path = target
+            .split(['#', '?'])
+            .next()
+            .unwrap_or("")
+            .replace("%20", " ");
         if path.is_empty() || ctx.dir.join(&path).exists() {
             continue;
         }
         add(
-            line_of(&pkg.raw, &format!("]({target}"))
-                .or_else(|| line_of(&pkg.raw, &target)),
+            line_of(&pkg.raw, &format!("]({target}")).or_else(|| line_of(&pkg.raw, &target)),
             "broken-link",
             Warning,
             format!("link to `{target}`: no such file in the package"),
@@ -275,9 +283,8 @@ fn relative_links(body: &str) -> Vec<String> {
     let mut out = Vec::new();
     for ev in Parser::new(body) {
         let dest = match ev {
-            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
-                dest_url.to_string()
-            }
+            Event::Start(Tag::Link { dest_url, .. })
+            | Event::Start(Tag::Image { dest_url, .. }) => dest_url.to_string(),
             _ => continue,
         };
         let d = dest.trim();
@@ -307,7 +314,10 @@ pub(super) fn near_duplicates(
 ) -> Vec<Diagnostic> {
     let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
-        by_name.entry(n.name.to_ascii_lowercase()).or_default().push(i);
+        by_name
+            .entry(n.name.to_ascii_lowercase())
+            .or_default()
+            .push(i);
     }
     let mut out = Vec::new();
     let mut groups: Vec<&Vec<usize>> = by_name.values().filter(|v| v.len() > 1).collect();
