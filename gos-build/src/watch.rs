@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// What parsing one package gave: the node, its repairs and declarations, or the reason it was
 /// skipped.
@@ -133,8 +133,16 @@ pub fn watch(
                 reason: format!("cannot watch: {e}"),
             })?;
     }
+    let roots: Vec<PathBuf> = library
+        .roots
+        .iter()
+        .map(|r| r.path.canonicalize().unwrap_or_else(|_| r.path.clone()))
+        .collect();
     let mut changed: Vec<PathBuf> = Vec::new();
     loop {
+        // Taken before the build: a change made while it runs differs from it and triggers
+        // the next build.
+        let before = snapshot(&roots);
         let result = build_library_cached(opts, library, llm, progress, Some(&cache));
         let rebuild = Rebuild {
             result,
@@ -151,19 +159,24 @@ pub fn watch(
             }
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(Ok(events)) => {
+                    let mut events = events;
+                    // Gather whatever else arrived in the same burst.
+                    while let Ok(more) = rx.try_recv() {
+                        events.extend(more.into_iter().flatten());
+                    }
                     for e in events {
                         // Canonical form, as the cache keys are; a deleted path is taken as is.
                         let p = e.path.canonicalize().unwrap_or(e.path);
-                        cache.invalidate(&p);
-                        changed.push(p);
-                    }
-                    // Gather whatever else arrived in the same burst.
-                    while let Ok(more) = rx.try_recv() {
-                        for e in more.into_iter().flatten() {
-                            let p = e.path.canonicalize().unwrap_or(e.path);
+                        // The watcher also reports files being opened (the build reads them):
+                        // only a path whose modification time, length or existence differs
+                        // from the snapshot counts as a change.
+                        if before.get(&p) != stamp(&p).as_ref() {
                             cache.invalidate(&p);
                             changed.push(p);
                         }
+                    }
+                    if changed.is_empty() {
+                        continue;
                     }
                     changed.sort();
                     changed.dedup();
@@ -175,4 +188,31 @@ pub fn watch(
             }
         }
     }
+}
+
+/// Modification time and length of a file or folder, `None` when it does not exist.
+type Stamp = (Option<SystemTime>, u64);
+
+fn stamp(p: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(p)
+        .ok()
+        .map(|m| (m.modified().ok(), m.len()))
+}
+
+/// The [`Stamp`] of every file and folder under `roots` (hidden ones included, symlinks not
+/// followed).
+fn snapshot(roots: &[PathBuf]) -> HashMap<PathBuf, Stamp> {
+    let mut out = HashMap::new();
+    for root in roots {
+        let walk = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .follow_links(false)
+            .build();
+        for entry in walk.flatten() {
+            if let Some(s) = stamp(entry.path()) {
+                out.insert(entry.path().to_path_buf(), s);
+            }
+        }
+    }
+    out
 }

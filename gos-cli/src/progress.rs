@@ -130,11 +130,15 @@ impl BuildProgress for Bars {
                         Some(t) => format!("{done}/{t}"),
                         None => done.to_string(),
                     };
-                    eprintln!(
-                        "{:>9}: {count} in {secs:.1} s ({})",
-                        s.name,
-                        rate(done as f64 / secs.max(1e-9))
-                    );
+                    if s.total.is_none() && done == 0 {
+                        eprintln!("{:>9}: done in {secs:.1} s", s.name);
+                    } else {
+                        eprintln!(
+                            "{:>9}: {count} in {secs:.1} s ({})",
+                            s.name,
+                            rate(done as f64 / secs.max(1e-9))
+                        );
+                    }
                 }
             }
             Mode::Bars => {
