@@ -1,17 +1,20 @@
 //! The build pipeline: discover -> parse -> normalize -> relate -> index -> write, into a
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
+use crate::declared::{Declaration, declarations, declared_edges};
 use crate::embed::{EmbedOptions, Embedder};
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc, normalize};
-use crate::package::{ParseError, discover, parse_package};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
-use crate::report::{BuildReport, DegreeStats, Recovered, Skipped};
+use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
+use crate::roots::{LibrarySpec, discover_roots, parse_found};
+use crate::watch::{ParseCache, ParseResult};
 use gos_core::SkillGraph;
 use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
 use gos_core::workspace::{
-    BuildTarget, FORMAT_VERSION, WorkspaceInfo, check_build_target, commit_dir, staging_dir,
+    BuildTarget, FORMAT_VERSION, WorkspaceInfo, WorkspaceRoot, check_build_target, commit_dir,
+    staging_dir,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -73,23 +76,55 @@ pub fn build_workspace_with(
     llm: Option<&LlmOptions>,
     progress: &dyn BuildProgress,
 ) -> Result<BuildReport, BuildError> {
+    build_library(opts, &LibrarySpec::single(&opts.library), llm, progress)
+}
+
+/// Build a workspace from the roots and filters of `library` ([`crate::roots`]); `opts.library`
+/// is not read. With one unlabelled root and no filters this is exactly
+/// [`build_workspace_with`].
+///
+/// # Errors
+/// As [`build_workspace`]; also [`BuildError::Library`] for a root that cannot be read, a root
+/// given twice, or a bad glob or `.gosignore`, and [`BuildError::Workspace`] when the workspace
+/// would lie inside, or contain, any root.
+pub fn build_library(
+    opts: &BuildOptions,
+    library: &LibrarySpec,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+) -> Result<BuildReport, BuildError> {
+    build_library_cached(opts, library, llm, progress, None)
+}
+
+/// [`build_library`], taking unchanged packages from `cache` instead of parsing them again and
+/// storing what it parses there (see [`crate::watch`]).
+///
+/// # Errors
+/// As [`build_library`].
+pub fn build_library_cached(
+    opts: &BuildOptions,
+    library: &LibrarySpec,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+    cache: Option<&ParseCache>,
+) -> Result<BuildReport, BuildError> {
     let start = Instant::now();
-    let root = opts
-        .library
-        .canonicalize()
-        .map_err(|e| BuildError::Library {
-            path: opts.library.clone(),
-            reason: e.to_string(),
-        })?;
-    if !root.is_dir() {
+    let Some(first) = library.roots.first() else {
         return Err(BuildError::Library {
             path: opts.library.clone(),
-            reason: "not a directory".into(),
+            reason: "no library root given".into(),
         });
-    }
+    };
+    let root = first.path.canonicalize().map_err(|e| BuildError::Library {
+        path: first.path.clone(),
+        reason: e.to_string(),
+    })?;
     // Refuse a target gos does not own before any work: nothing outside a workspace gos wrote
-    // is ever replaced or removed.
-    let target = check_build_target(&opts.workspace, &root)?;
+    // is ever replaced or removed, and no root may hold the workspace or lie inside it.
+    let mut target = check_build_target(&opts.workspace, &root)?;
+    for other in &library.roots[1..] {
+        target = check_build_target(&opts.workspace, &other.path)?;
+    }
     // Load the encoder first: a bad model directory fails before any other work.
     let embedder = opts.embed.as_ref().map(Embedder::load).transpose()?;
     let mut report = BuildReport {
@@ -106,44 +141,71 @@ pub fn build_workspace_with(
     };
 
     progress.stage("discover", None);
-    let found = discover(&root).map_err(|e| BuildError::Library {
-        path: opts.library.clone(),
-        reason: e.to_string(),
-    })?;
+    let found = discover_roots(library)?;
+    progress.advance(found.packages.len() as u64);
     progress.finish_stage();
-    report.discovered = found.packages.len() + found.refused.len();
-    for (path, reason) in &found.refused {
+    report.discovered = found.packages.len() + found.left_out.len();
+    for l in &found.left_out {
         report.skipped.push(Skipped {
-            path: path.clone(),
-            reason: reason.clone(),
+            path: l.path.clone(),
+            reason: l.reason.clone(),
         });
     }
+    report.roots = found
+        .roots
+        .iter()
+        .map(|r| RootReport {
+            label: r.label.clone(),
+            path: r.path.display().to_string(),
+            packages: r.packages,
+        })
+        .collect();
     end_stage("discover", &mut report);
 
     progress.stage("parse", Some(found.packages.len() as u64));
-    type Parsed = Result<(Normalized, Vec<String>), (String, ParseError)>;
-    let parsed: Vec<Parsed> = found
+    let parsed: Vec<(String, ParseResult)> = found
         .packages
         .par_iter()
-        .map(|dir| {
-            if dir.to_str().is_none() {
+        .map(|p| {
+            let dir = found.roots[p.root].path.join(&p.rel);
+            if p.rel.to_str().is_none() {
                 // A path that is not UTF-8 cannot be stored or shown exactly: report it
                 // escaped instead of keeping a mangled `Source:` path that does not exist.
                 progress.advance(1);
-                return Err((escaped_path(dir), non_utf8_error(&root, dir)));
+                let root = &found.roots[p.root].path;
+                return (
+                    escaped_path(&p.rel),
+                    Err(non_utf8_error(root, &p.rel).to_string()),
+                );
             }
-            let r = parse_package(&root, dir)
-                .map(|pkg| (normalize(&pkg), pkg.recoveries))
-                .map_err(|e| (dir.to_string_lossy().replace('\\', "/"), e));
+            let r = match cache.and_then(|c| c.get(&dir)) {
+                Some(hit) => hit,
+                None => {
+                    let r = parse_found(&found, p)
+                        .map(|pkg| {
+                            let decls = declarations(&pkg.frontmatter);
+                            (normalize(&pkg), pkg.recoveries, decls)
+                        })
+                        .map_err(|e| e.to_string());
+                    if let Some(c) = cache {
+                        c.put(dir, r.clone());
+                    }
+                    r
+                }
+            };
             progress.advance(1);
-            r
+            (p.id.clone(), r)
         })
         .collect();
     progress.finish_stage();
     let mut normalized: Vec<Normalized> = Vec::with_capacity(parsed.len());
-    for item in parsed {
+    let mut declared: Vec<(String, Vec<Declaration>)> = Vec::new();
+    for (id, item) in parsed {
         match item {
-            Ok((n, recoveries)) => {
+            Ok((n, recoveries, decls)) => {
+                if !decls.is_empty() {
+                    declared.push((n.node.id.clone(), decls));
+                }
                 for what in recoveries {
                     report.recovered.push(Recovered {
                         path: n.node.source_path.clone(),
@@ -152,17 +214,16 @@ pub fn build_workspace_with(
                 }
                 normalized.push(n);
             }
-            Err((path, e)) => report.skipped.push(Skipped {
-                path,
-                reason: e.to_string(),
-            }),
+            Err(reason) => report.skipped.push(Skipped { path: id, reason }),
         }
     }
     normalized.sort_by(|a, b| a.node.id.cmp(&b.node.id));
     end_stage("parse", &mut report);
     if let BuildTarget::Workspace { skills: previous } = target {
-        let skipped = report.skipped.len();
-        let mostly_skipped = normalized.is_empty() || 2 * skipped > report.discovered;
+        // Packages left out on purpose (.gosignore, globs) do not count as failures.
+        let skipped = report.skipped.len() - found.filtered;
+        let mostly_skipped =
+            normalized.is_empty() || 2 * skipped > report.discovered - found.filtered;
         if previous > 0 && mostly_skipped && !opts.force {
             return Err(BuildError::WouldEmpty {
                 path: opts.workspace.clone(),
@@ -177,7 +238,16 @@ pub fn build_workspace_with(
     progress.stage("relate", None);
     let mut nodes: Vec<gos_core::SkillNode> = normalized.iter().map(|n| n.node.clone()).collect();
     let mut stats = RelateStats::default();
-    let mut edges = io_edges(&nodes, &opts.relate, &mut stats);
+    // Declared edges first: an inferred edge of the same pair and type (weight at most 1)
+    // never replaces one (see SkillGraph::add_edge).
+    let mut decls: Vec<Vec<Declaration>> = vec![Vec::new(); nodes.len()];
+    for (id, d) in declared {
+        if let Ok(i) = nodes.binary_search_by(|n| n.id.as_str().cmp(&id)) {
+            decls[i] = d;
+        }
+    }
+    let mut edges = declared_edges(&nodes, &decls, &mut report.declared);
+    edges.extend(io_edges(&nodes, &opts.relate, &mut stats));
     let mentions: Vec<Vec<String>> = normalized.iter().map(|n| n.mentions.clone()).collect();
     edges.extend(mention_edges(&nodes, &mentions, &mut stats));
     let mut graph = SkillGraph::new(nodes.iter().map(|n| n.id.clone()));
@@ -247,7 +317,7 @@ pub fn build_workspace_with(
             })?;
             llm_ms += t.elapsed().as_millis() as u64;
         }
-        write_workspace(&staging, &root, &nodes, &graph, dense)
+        write_workspace(&staging, &root, &report.roots, &nodes, &graph, dense)
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
@@ -357,6 +427,7 @@ fn build_lexical(
 fn write_workspace(
     dir: &Path,
     root: &Path,
+    roots: &[RootReport],
     nodes: &[gos_core::SkillNode],
     graph: &SkillGraph,
     dense: Option<gos_core::dense::DenseInfo>,
@@ -376,6 +447,16 @@ fn write_workspace(
         format_version: FORMAT_VERSION,
         builder_version: BUILDER_VERSION.into(),
         library_root: root.display().to_string(),
+        // A classic one-root build writes no `roots`, so its workspace.json is unchanged.
+        roots: roots
+            .iter()
+            .filter_map(|r| {
+                r.label.as_ref().map(|label| WorkspaceRoot {
+                    label: label.clone(),
+                    path: r.path.clone(),
+                })
+            })
+            .collect(),
         skills: nodes.len(),
         dense,
     };

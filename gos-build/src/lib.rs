@@ -3,19 +3,24 @@
 //! `gos-build` turns a folder of skill packages (directories holding a `SKILL.md`) into a gos
 //! workspace, in stages:
 //!
-//! 1. [`package::discover`] lists package directories under the library root;
+//! 1. [`package::discover`] lists package directories under the library root ([`roots`]
+//!    reads several roots, with labels, `.gosignore` files and id globs);
 //! 2. [`package::parse_package`] reads one package (frontmatter, markdown sections, code blocks,
 //!    bundled files), repairing what real packages break and noting each repair;
 //! 3. [`normalize`] turns a parsed package into a [`gos_core::SkillNode`] with per-field
 //!    provenance and deterministic input/output artifact types;
 //! 4. [`relate`] induces deterministic dependency edges (I/O overlap through an inverted index,
-//!    and explicit mentions of other skills);
+//!    and explicit mentions of other skills), and [`declared`] reads the dependencies the
+//!    frontmatter declares;
 //! 5. [`llm`] (optional) fills empty fields and adds LLM-validated relations through an
 //!    OpenAI-compatible endpoint and a response cache;
 //! 6. [`embed`] embeds each skill's text view with a local sentence encoder (optional), reusing
 //!    the vectors of unchanged texts;
 //! 7. [`build`] runs everything and writes the workspace atomically (temporary directory, then
 //!    rename), with a [`report::BuildReport`].
+//!
+//! [`lint`] checks packages against the Agent Skills specification and what gos needs, with
+//! the same discovery and parser.
 //!
 //! The modules form a graph without cycles, [`build`] at the top: shared types sit in their
 //! own modules ([`error`], [`progress`], the parsed package types) so the stages use them
@@ -36,12 +41,19 @@ pub mod relate;
 pub mod report;
 pub mod warnings;
 
+// Skill libraries as people keep them (issue 13): several roots, declared dependencies, lint.
+pub mod declared;
+pub mod lint;
+pub mod roots;
+pub mod watch;
+
 mod discover;
 pub mod frontmatter;
 mod markdown;
 mod parse;
 mod parsed;
 
-pub use build::{BuildOptions, build_workspace, build_workspace_with};
+pub use build::{BuildOptions, build_library, build_workspace, build_workspace_with};
 pub use error::BuildError;
 pub use report::BuildReport;
+pub use roots::{LibrarySpec, Root};

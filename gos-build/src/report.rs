@@ -7,10 +7,11 @@ use crate::relate::RelateStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// A package left out of the workspace.
+/// A package left out of the workspace: unreadable or unusable, refused by discovery, ignored
+/// by a `.gosignore`, or filtered by `--include`/`--exclude`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Skipped {
-    /// Path relative to the library root.
+    /// Path relative to the library root (prefixed with the root's label for a labelled root).
     pub path: String,
     /// Why, in words.
     pub reason: String,
@@ -36,6 +37,18 @@ pub struct DegreeStats {
     pub max_node: String,
 }
 
+/// One library root of the build.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RootReport {
+    /// Label prefixed to its ids; absent for the one unlabelled root of a classic build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Absolute path.
+    pub path: String,
+    /// Packages kept from it (before parsing; skipped ones are listed in `skipped`).
+    pub packages: usize,
+}
+
 /// Everything `gos build` reports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BuildReport {
@@ -49,7 +62,7 @@ pub struct BuildReport {
     pub nodes: usize,
     /// Edge counts by type (`dependency`, `workflow`, `semantic`, `alternative`).
     pub edges: BTreeMap<String, usize>,
-    /// Edge counts by provenance (`io`, `mention`, `llm`).
+    /// Edge counts by provenance (`io`, `mention`, `llm`, `declared`).
     pub edges_by_provenance: BTreeMap<String, usize>,
     /// Nodes with no edge.
     pub isolated: usize,
@@ -68,6 +81,11 @@ pub struct BuildReport {
     pub stage_ms: BTreeMap<String, u64>,
     /// Whole build in milliseconds.
     pub wall_ms: u64,
+    /// Every root read, with its label and package count (issue 13).
+    pub roots: Vec<RootReport>,
+    /// Declared dependencies (frontmatter `requires`, `dependencies`, ...): edges made, and
+    /// declarations that named no skill or several, with the candidates.
+    pub declared: crate::declared::DeclaredStats,
     /// The LLM layer: configuration, requests, cache hits, tokens, completion and validation
     /// counters, rejected proposals by gate, skipped nodes.
     pub llm: crate::llm::LlmReport,

@@ -1,18 +1,39 @@
 //! `gos build`.
 
 use crate::BuildArgs;
+use crate::config::Config;
 use crate::progress::Bars;
 use anyhow::{Context, Result};
 use gos_build::embed::EmbedOptions;
 use gos_build::relate::RelateOptions;
-use gos_build::{BuildOptions, BuildReport, build_workspace_with};
-use std::io::IsTerminal;
+use gos_build::{BuildOptions, BuildReport, build_library};
 use std::process::ExitCode;
 
 /// Exit status of a build whose workspace was written but whose LLM layer is incomplete.
 const INCOMPLETE: u8 = 3;
 
-pub fn run(args: BuildArgs) -> Result<ExitCode> {
+pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
+    let config = Config::load(
+        args.library.config.as_deref(),
+        Some(args.workspace.as_path()),
+    )?;
+    let (library, agents) = crate::library_args::spec(&args.library, &config)?;
+    if args.model_dir.is_none() {
+        args.model_dir = config.model_dir.as_deref().map(|p| config.resolve(p));
+    }
+    if args.llm.llm_base_url.is_none() {
+        args.llm.llm_base_url = config.llm.base_url.clone();
+    }
+    if args.llm.llm_model.is_none() {
+        args.llm.llm_model = config.llm.model.clone();
+    }
+    for a in &agents {
+        eprintln!(
+            "agent root {}: {}",
+            a.label.as_deref().unwrap_or(""),
+            a.path.display()
+        );
+    }
     let llm = crate::llm_args::build_options(&args.llm, &args.llm_build)?;
     let embed = match (&args.model_dir, args.no_embed) {
         (Some(dir), false) => Some(EmbedOptions {
@@ -26,7 +47,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
     };
     let opts = BuildOptions {
         force: args.force,
-        library: args.library.clone(),
+        library: library.roots[0].path.clone(),
         workspace: args.workspace.clone(),
         relate: RelateOptions {
             threshold: args.dependency_threshold,
@@ -35,12 +56,25 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
         },
         embed,
     };
-    let bars = Bars::new(args.quiet || !std::io::stderr().is_terminal());
-    let report = build_workspace_with(&opts, llm.as_ref(), &bars).with_context(|| {
+    let bars = Bars::for_stderr(args.quiet);
+    if args.watch {
+        let debounce = std::time::Duration::from_millis(args.debounce_ms);
+        return crate::watch_cmd::run(&opts, &library, llm.as_ref(), debounce, args.json);
+    }
+    // The roots as `gos lint` takes them, for the pointer in the summary.
+    let roots: Vec<String> = library
+        .roots
+        .iter()
+        .map(|r| match &r.label {
+            None => r.path.display().to_string(),
+            Some(l) => format!("--root {l}={}", r.path.display()),
+        })
+        .collect();
+    let report = build_library(&opts, &library, llm.as_ref(), &bars).with_context(|| {
         format!(
             "building {} from {}",
             args.workspace.display(),
-            args.library.display()
+            roots.join(", ")
         )
     })?;
     let code = if report.llm.complete {
@@ -91,6 +125,16 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
              run scripts/setup-model.sh and pass --model-dir models/all-MiniLM-L6-v2 for hybrid seeds"
         ),
     }
+    if report.roots.len() > 1 || report.roots.iter().any(|r| r.label.is_some()) {
+        for r in &report.roots {
+            eprintln!(
+                "  root {}: {} ({} packages)",
+                r.label.as_deref().unwrap_or("-"),
+                r.path,
+                r.packages
+            );
+        }
+    }
     for s in report.skipped.iter().take(20) {
         eprintln!(
             "  skipped {}: {}",
@@ -116,8 +160,45 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
             report.workspace
         );
     }
+    if let Some(line) = skip_summary(&report, &roots) {
+        eprintln!("{line}");
+    }
     print_llm(&report);
     Ok(code)
+}
+
+/// One line on what the build left out or repaired, with the pointer to `gos lint`; `None`
+/// when nothing was.
+pub(crate) fn skip_summary(report: &BuildReport, roots: &[String]) -> Option<String> {
+    let d = &report.declared;
+    let unlinked = d.unresolved.len() + d.ambiguous.len();
+    if report.skipped.is_empty() && report.recovered.is_empty() && unlinked == 0 {
+        return None;
+    }
+    let mut why: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for s in &report.skipped {
+        let kind = if s.reason.starts_with("ignored by") {
+            "ignored"
+        } else if s.reason.contains("--include") || s.reason.contains("--exclude") {
+            "filtered"
+        } else {
+            "unusable"
+        };
+        *why.entry(kind).or_insert(0) += 1;
+    }
+    let why: Vec<String> = why.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    Some(format!(
+        "note: {} skipped{}, {} repaired, {} declared dependencies not linked; details: gos lint {}",
+        report.skipped.len(),
+        if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", why.join(", "))
+        },
+        report.recovered.len(),
+        unlinked,
+        roots.join(" ")
+    ))
 }
 
 fn counts<T: std::fmt::Display>(m: &std::collections::BTreeMap<String, T>) -> String {

@@ -20,6 +20,15 @@ mod serve_cmd;
 mod stats_cmd;
 mod synth_cmd;
 
+// Skill libraries as people keep them (issue 13).
+mod completions_cmd;
+mod config;
+mod export_cmd;
+mod library_args;
+mod lint_cmd;
+mod show_cmd;
+mod watch_cmd;
+
 use args::{Cli, Command};
 use clap::Parser;
 use std::process::ExitCode;
@@ -45,6 +54,10 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Mcp(args) => mcp_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Serve(args) => serve_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Lint(args) => lint_cmd::run(args),
+        Command::Show(args) => show_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Export(args) => export_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Completions(args) => completions_cmd::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

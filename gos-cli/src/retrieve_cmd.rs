@@ -6,7 +6,6 @@ use anyhow::{Context, Result};
 use gos_core::device::parse_device;
 use gos_core::hydrate::Budgets;
 use gos_core::ppr::PprParams;
-use gos_core::relevance::Decision;
 use gos_core::rerank::RerankerKind;
 use gos_core::sanitize;
 use gos_core::{RetrieveOptions, Retriever, Workspace};

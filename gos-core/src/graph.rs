@@ -49,6 +49,8 @@ pub enum EdgeProvenance {
     Mention,
     /// Proposed by an LLM validator and accepted by the gates.
     Llm,
+    /// The consumer's frontmatter declares the producer (`requires: x`, `dependencies: [x]`).
+    Declared,
 }
 
 impl EdgeProvenance {
@@ -58,6 +60,7 @@ impl EdgeProvenance {
             EdgeProvenance::Io => "io",
             EdgeProvenance::Mention => "mention",
             EdgeProvenance::Llm => "llm",
+            EdgeProvenance::Declared => "declared",
         }
     }
 }

@@ -6,8 +6,8 @@
 //!
 //! - one-hop expansion ([`crate::diffuse::OneHop`]) gives mass to the prerequisites of each
 //!   seed ([`prerequisites`]);
-//! - a bundle entry's reason names the better-ranked skill it is linked to, and how
-//!   ([`link_to`]);
+//! - a bundle entry's reason names the better-ranked skill it is linked to, and how, a
+//!   declared edge before an inferred one ([`link_to`]);
 //! - the cross-encoder keeps a reserved share of the bundle for candidates the graph added
 //!   ([`graph_added`]).
 //!
@@ -15,7 +15,7 @@
 //! ([`crate::ppr::TransitionMatrix`], reverse mass by type).
 
 use crate::candidate::RankedSkill;
-use crate::graph::{EdgeType, SkillEdge, SkillGraph};
+use crate::graph::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph};
 use crate::mode::RetrievalMode;
 
 /// The prerequisites of node `s`: `(x, weight)` for every dependency edge `x -> s`, in the
@@ -46,23 +46,29 @@ impl Link {
     }
 }
 
-/// The first edge (of any type) between `node` and one of `above` (better-ranked candidates,
-/// in rank order): the other node, the direction, and the edge. An edge leaving `node` wins
-/// over one entering it for the same other node.
+/// The edge between `node` and one of `above` (better-ranked candidates, in rank order) that a
+/// reason names: the other node, the direction, and the edge. A declared edge
+/// ([`EdgeProvenance::Declared`]) to any of `above` outranks every inferred one; otherwise the
+/// first edge (of any type) to the best-ranked linked candidate. For the same other node, an
+/// edge leaving `node` wins over one entering it.
 pub fn link_to<'g>(
     graph: &'g SkillGraph,
     node: usize,
     above: &[RankedSkill],
 ) -> Option<(usize, Link, &'g SkillEdge)> {
-    above.iter().find_map(|a| {
-        if let Some((_, e)) = graph.outgoing(node).find(|(t, _)| *t == a.node) {
-            return Some((a.node, Link::PrerequisiteOf, e));
-        }
-        graph
-            .incoming(node)
-            .find(|(s, _)| *s == a.node)
-            .map(|(_, e)| (a.node, Link::Follows, e))
-    })
+    let first = |declared_only: bool| {
+        let keep = move |e: &SkillEdge| !declared_only || e.provenance == EdgeProvenance::Declared;
+        above.iter().find_map(|a| {
+            if let Some((_, e)) = graph.outgoing(node).find(|(t, e)| *t == a.node && keep(e)) {
+                return Some((a.node, Link::PrerequisiteOf, e));
+            }
+            graph
+                .incoming(node)
+                .find(|(s, e)| *s == a.node && keep(e))
+                .map(|(_, e)| (a.node, Link::Follows, e))
+        })
+    };
+    first(true).or_else(|| first(false))
 }
 
 /// Whether candidate `r`, at 1-based position `pre_rank` before a reranker, was added by the
@@ -73,4 +79,52 @@ pub fn graph_added(mode: RetrievalMode, pre_rank: usize, r: &RankedSkill) -> boo
         && r.seed_rank.is_none()
         && r.graph_score > 0.0
         && r.pool_rank.is_none_or(|l| l > pre_rank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(node: usize) -> RankedSkill {
+        RankedSkill {
+            node,
+            id: String::new(),
+            score: 0.0,
+            graph_score: 0.0,
+            pool_score: 0.0,
+            pool_rank: None,
+            bm25_score: None,
+            dense_score: None,
+            seed_rank: None,
+            cross_encoder_score: None,
+        }
+    }
+
+    fn edge(s: &str, t: &str, provenance: EdgeProvenance) -> SkillEdge {
+        SkillEdge {
+            source: s.into(),
+            target: t.into(),
+            edge_type: EdgeType::Dependency,
+            weight: 0.8,
+            provenance,
+            evidence: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_declared_edge_outranks_an_inferred_one_to_a_better_ranked_skill() {
+        let mut g = SkillGraph::new(["a", "b", "c"].map(String::from));
+        g.add_edge(edge("c", "a", EdgeProvenance::Io));
+        g.add_edge(edge("b", "c", EdgeProvenance::Declared));
+        let above = [ranked(0), ranked(1)];
+        let (other, link, e) = link_to(&g, 2, &above).unwrap();
+        assert_eq!((other, link), (1, Link::Follows));
+        assert_eq!(e.provenance, EdgeProvenance::Declared);
+        // Without the declared edge, the best-ranked linked skill wins.
+        let mut g = SkillGraph::new(["a", "b", "c"].map(String::from));
+        g.add_edge(edge("c", "a", EdgeProvenance::Io));
+        g.add_edge(edge("b", "c", EdgeProvenance::Mention));
+        let (other, link, _) = link_to(&g, 2, &above).unwrap();
+        assert_eq!((other, link), (0, Link::PrerequisiteOf));
+    }
 }

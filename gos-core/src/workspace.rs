@@ -39,12 +39,25 @@ pub struct WorkspaceInfo {
     pub builder_version: String,
     /// Absolute path of the library root the workspace was built from.
     pub library_root: String,
+    /// Every labelled root of a build from several roots (or explicitly labelled ones), in
+    /// order; `library_root` is the first. Empty, and not written, for a classic one-root build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<WorkspaceRoot>,
     /// Number of skill nodes.
     pub skills: usize,
     /// Dense vectors, when the build had a sentence encoder (absent otherwise; older
     /// workspaces of the same format version simply have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dense: Option<DenseInfo>,
+}
+
+/// One labelled library root of a workspace (`workspace.json` `roots`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceRoot {
+    /// Label prefixed to the ids of its skills.
+    pub label: String,
+    /// Absolute path.
+    pub path: String,
 }
 
 /// An open workspace: manifest, graph, BM25 index and the transition matrices of the two

@@ -1,0 +1,356 @@
+//! Declared dependencies: frontmatter that names the skills a skill needs.
+//!
+//! The keys read are [`DECLARATION_KEYS`] at the top level and `requires` inside `metadata`.
+//! A value may be a string (several names separated by commas), a list of strings, or a mapping
+//! whose `skills` entry is such a value (other entries of a mapping, such as the `scripts` and
+//! `references` lists some libraries keep under `dependencies`, name files, not skills, and are
+//! not read).
+//!
+//! A declared name resolves, in order, to: the skill with exactly that id; the skills whose id
+//! ends with `/name` (a relative id under a root label); the skills whose frontmatter name or
+//! folder name equals the name, ignoring ASCII case. When several skills match, those of the
+//! declaring skill's collection are preferred; if that still leaves more than one (or none
+//! matched), nothing is linked and the declaration is reported with its candidates.
+//!
+//! A resolved declaration `s requires x` becomes the dependency edge `x -> s` (x is a
+//! prerequisite of s) with provenance [`EdgeProvenance::Declared`], weight 1 and the
+//! declaration (`requires: x`) as evidence.
+
+use crate::frontmatter::{Frontmatter, value_to_string};
+use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Top-level frontmatter keys that declare dependencies.
+pub const DECLARATION_KEYS: [&str; 4] = ["requires", "requires_skills", "depends", "dependencies"];
+
+/// One declared dependency: the key it came from and the name it gives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Declaration {
+    /// `requires`, `dependencies`, `metadata.requires`, ...
+    pub key: String,
+    /// The name or id as written (trimmed).
+    pub name: String,
+}
+
+impl Declaration {
+    /// The evidence text of an edge: `key: name`.
+    pub fn evidence(&self) -> String {
+        format!("{}: {}", self.key, self.name)
+    }
+}
+
+/// A declaration that linked nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unlinked {
+    /// Id of the declaring skill.
+    pub id: String,
+    /// The declaration.
+    #[serde(flatten)]
+    pub declaration: Declaration,
+    /// Ids that matched (empty when nothing did; two or more when ambiguous).
+    pub candidates: Vec<String>,
+}
+
+/// Counters and unlinked declarations of the declared pass, in the build report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DeclaredStats {
+    /// Declarations read.
+    pub declarations: usize,
+    /// Edges made.
+    pub edges: usize,
+    /// Declarations that named no skill.
+    pub unresolved: Vec<Unlinked>,
+    /// Declarations that named several skills.
+    pub ambiguous: Vec<Unlinked>,
+}
+
+fn names_of(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .filter(|v| !v.is_object() && !v.is_array())
+            .filter_map(value_to_string)
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        Value::Object(map) => map.get("skills").map(names_of).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The declarations of one frontmatter, in key order then value order, without repeats.
+pub fn declarations(fm: &Frontmatter) -> Vec<Declaration> {
+    let mut out: Vec<Declaration> = Vec::new();
+    let mut push = |key: &str, value: &Value| {
+        for name in names_of(value) {
+            if !out.iter().any(|d| d.name == name) {
+                out.push(Declaration {
+                    key: key.to_owned(),
+                    name,
+                });
+            }
+        }
+    };
+    for key in DECLARATION_KEYS {
+        if let Some(v) = fm.fields.get(key) {
+            push(key, v);
+        }
+    }
+    if let Some(v) = fm.fields.get("metadata").and_then(|m| m.get("requires")) {
+        push("metadata.requires", v);
+    }
+    out
+}
+
+/// Lookup tables over the nodes for [`Resolver::resolve`].
+pub struct Resolver<'a> {
+    nodes: &'a [SkillNode],
+    by_id: HashMap<&'a str, usize>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl<'a> Resolver<'a> {
+    /// Index `nodes` by id, frontmatter name and folder name.
+    pub fn new(nodes: &'a [SkillNode]) -> Self {
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            for key in [n.name.to_ascii_lowercase(), n.folder().to_ascii_lowercase()] {
+                let v = by_name.entry(key).or_default();
+                if !v.contains(&i) {
+                    v.push(i);
+                }
+            }
+        }
+        Resolver {
+            nodes,
+            by_id: nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.id.as_str(), i))
+                .collect(),
+            by_name,
+        }
+    }
+
+    /// The node `name`, declared by node `from`, resolves to: `Ok(index)`, or `Err(candidates)`
+    /// (empty: no match; several: ambiguous). A skill never resolves to itself.
+    pub fn resolve(&self, from: usize, name: &str) -> Result<usize, Vec<usize>> {
+        if let Some(&i) = self.by_id.get(name).filter(|&&i| i != from) {
+            return Ok(i);
+        }
+        let mut pool: Vec<usize> = if name.contains('/') {
+            let suffix = format!("/{name}");
+            (0..self.nodes.len())
+                .filter(|&i| i != from && self.nodes[i].id.ends_with(&suffix))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if pool.is_empty() {
+            pool = self
+                .by_name
+                .get(&name.to_ascii_lowercase())
+                .map(|v| v.iter().copied().filter(|&i| i != from).collect())
+                .unwrap_or_default();
+        }
+        if pool.len() > 1 {
+            let home = self.nodes[from].collection();
+            let same: Vec<usize> = pool
+                .iter()
+                .copied()
+                .filter(|&i| self.nodes[i].collection() == home)
+                .collect();
+            if same.len() == 1 {
+                return Ok(same[0]);
+            }
+        }
+        match pool.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(pool),
+        }
+    }
+}
+
+/// Declared dependency edges: `decls[i]` are node `i`'s declarations (see the module docs).
+pub fn declared_edges(
+    nodes: &[SkillNode],
+    decls: &[Vec<Declaration>],
+    stats: &mut DeclaredStats,
+) -> Vec<SkillEdge> {
+    let resolver = Resolver::new(nodes);
+    let mut edges = Vec::new();
+    for (c, ds) in decls.iter().enumerate() {
+        for d in ds {
+            stats.declarations += 1;
+            match resolver.resolve(c, &d.name) {
+                Ok(p) => {
+                    stats.edges += 1;
+                    edges.push(SkillEdge {
+                        source: nodes[p].id.clone(),
+                        target: nodes[c].id.clone(),
+                        edge_type: EdgeType::Dependency,
+                        weight: 1.0,
+                        provenance: EdgeProvenance::Declared,
+                        evidence: d.evidence(),
+                    });
+                }
+                Err(cands) => {
+                    let unlinked = Unlinked {
+                        id: nodes[c].id.clone(),
+                        declaration: d.clone(),
+                        candidates: cands.iter().map(|&i| nodes[i].id.clone()).collect(),
+                    };
+                    if cands.is_empty() {
+                        stats.unresolved.push(unlinked);
+                    } else {
+                        stats.ambiguous.push(unlinked);
+                    }
+                }
+            }
+        }
+    }
+    edges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gos_core::Field;
+
+    fn node(id: &str, name: &str) -> SkillNode {
+        SkillNode {
+            id: id.into(),
+            name: name.into(),
+            description: Field::default(),
+            capability: Field::default(),
+            inputs: Field::default(),
+            outputs: Field::default(),
+            domain_tags: Field::default(),
+            tooling: Field::default(),
+            example_tasks: Field::default(),
+            entrypoints: Field::default(),
+            headings: vec![],
+            source_path: format!("{id}/SKILL.md"),
+            content_hash: String::new(),
+        }
+    }
+
+    fn fm(yaml: &str) -> Frontmatter {
+        crate::frontmatter::split(&format!("---\n{yaml}\n---\nbody\n")).frontmatter
+    }
+
+    #[test]
+    fn every_key_and_shape_is_read_and_file_maps_are_not() {
+        let d = declarations(&fm("requires: [a, b]\n\
+             depends: c, d\n\
+             requires_skills: e\n\
+             dependencies:\n  scripts: [x.py]\n  skills: [f]\n\
+             metadata:\n  requires: g"));
+        let got: Vec<(&str, &str)> = d
+            .iter()
+            .map(|d| (d.key.as_str(), d.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("requires", "a"),
+                ("requires", "b"),
+                ("requires_skills", "e"),
+                ("depends", "c"),
+                ("depends", "d"),
+                ("dependencies", "f"),
+                ("metadata.requires", "g"),
+            ]
+        );
+        assert!(declarations(&fm("dependencies:\n  scripts: [a.py]")).is_empty());
+    }
+
+    #[test]
+    fn by_name_by_id_unresolved_and_ambiguous() {
+        let nodes = vec![
+            node("team/pdf-extract", "pdf-extract"),
+            node("team/report", "report"),
+            node("a/csv", "csv"),
+            node("b/csv", "csv"),
+            node("c/uses", "uses"),
+        ];
+        let decls = vec![
+            vec![],
+            vec![
+                Declaration {
+                    key: "requires".into(),
+                    name: "PDF-Extract".into(),
+                },
+                Declaration {
+                    key: "requires".into(),
+                    name: "nowhere".into(),
+                },
+            ],
+            vec![],
+            vec![],
+            vec![
+                Declaration {
+                    key: "depends".into(),
+                    name: "b/csv".into(),
+                },
+                Declaration {
+                    key: "depends".into(),
+                    name: "csv".into(),
+                },
+            ],
+        ];
+        let mut stats = DeclaredStats::default();
+        let edges = declared_edges(&nodes, &decls, &mut stats);
+        let got: Vec<(&str, &str, &str)> = edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str(), e.evidence.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("team/pdf-extract", "team/report", "requires: PDF-Extract"),
+                ("b/csv", "c/uses", "depends: b/csv"),
+            ]
+        );
+        assert!(
+            edges
+                .iter()
+                .all(|e| e.provenance == EdgeProvenance::Declared)
+        );
+        assert_eq!(stats.declarations, 4);
+        assert_eq!(stats.edges, 2);
+        assert_eq!(stats.unresolved.len(), 1);
+        assert_eq!(stats.unresolved[0].declaration.name, "nowhere");
+        assert_eq!(stats.ambiguous.len(), 1);
+        assert_eq!(stats.ambiguous[0].candidates, ["a/csv", "b/csv"]);
+    }
+
+    #[test]
+    fn an_ambiguous_name_resolves_inside_the_declaring_collection() {
+        let nodes = vec![
+            node("a/csv", "csv"),
+            node("b/csv", "csv"),
+            node("b/plot", "plot"),
+        ];
+        let decls = vec![
+            vec![],
+            vec![],
+            vec![Declaration {
+                key: "requires".into(),
+                name: "csv".into(),
+            }],
+        ];
+        let mut stats = DeclaredStats::default();
+        let edges = declared_edges(&nodes, &decls, &mut stats);
+        assert_eq!(edges.len(), 1);
+        assert_eq!(edges[0].source, "b/csv");
+    }
+}

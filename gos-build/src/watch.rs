@@ -1,0 +1,218 @@
+//! Live rebuilds: a parse cache that keeps the parsed form of unchanged packages between
+//! builds, and [`watch`], which rebuilds a workspace after each burst of changes under its
+//! roots.
+//!
+//! A rebuild parses only packages the cache does not hold (new ones, and those under a changed
+//! path, which [`ParseCache::invalidate`] drops); the embedding stage reuses the vectors of
+//! every unchanged text from the previous workspace, and the LLM response cache is carried
+//! over, so only changed packages cost encoder or LLM time. Each rebuild writes a complete
+//! workspace and swaps it in with one rename, so readers see the old or the new one, never a
+//! mix.
+
+use crate::build::{BuildOptions, build_library_cached};
+use crate::declared::Declaration;
+use crate::error::BuildError;
+use crate::llm::LlmOptions;
+use crate::normalize::Normalized;
+use crate::progress::BuildProgress;
+use crate::report::BuildReport;
+use crate::roots::LibrarySpec;
+use notify_debouncer_mini::new_debouncer;
+use notify_debouncer_mini::notify::RecursiveMode;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime};
+
+/// What parsing one package gave: the node, its repairs and declarations, or the reason it was
+/// skipped.
+pub(crate) type ParseResult = Result<(Normalized, Vec<String>, Vec<Declaration>), String>;
+
+/// Parsed packages by absolute package directory, kept between builds of one session.
+#[derive(Default)]
+pub struct ParseCache {
+    entries: Mutex<HashMap<PathBuf, ParseResult>>,
+    hits: AtomicUsize,
+    misses: AtomicUsize,
+}
+
+/// How much of a build came from the cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CacheStats {
+    /// Packages taken from the cache.
+    pub reused: usize,
+    /// Packages parsed.
+    pub parsed: usize,
+}
+
+impl ParseCache {
+    /// The cached result for the package at `dir`.
+    pub(crate) fn get(&self, dir: &Path) -> Option<ParseResult> {
+        let hit = self.entries.lock().ok()?.get(dir).cloned();
+        match &hit {
+            Some(_) => self.hits.fetch_add(1, Ordering::Relaxed),
+            None => self.misses.fetch_add(1, Ordering::Relaxed),
+        };
+        hit
+    }
+
+    /// Remember the result for the package at `dir`.
+    pub(crate) fn put(&self, dir: PathBuf, r: ParseResult) {
+        if let Ok(mut m) = self.entries.lock() {
+            m.insert(dir, r);
+        }
+    }
+
+    /// Drop every package whose directory holds `path` or lies under it (a changed file, or a
+    /// removed or renamed folder). Returns how many were dropped.
+    pub fn invalidate(&self, path: &Path) -> usize {
+        let Ok(mut m) = self.entries.lock() else {
+            return 0;
+        };
+        let before = m.len();
+        m.retain(|dir, _| !(path.starts_with(dir) || dir.starts_with(path)));
+        before - m.len()
+    }
+
+    /// Counters since the last call (then reset).
+    pub fn take_stats(&self) -> CacheStats {
+        CacheStats {
+            reused: self.hits.swap(0, Ordering::Relaxed),
+            parsed: self.misses.swap(0, Ordering::Relaxed),
+        }
+    }
+}
+
+/// One rebuild of [`watch`]: its result and the changed paths that caused it (empty for the
+/// first build).
+pub struct Rebuild {
+    /// The build's report, or why it failed (the previous workspace then stays in place).
+    pub result: Result<BuildReport, BuildError>,
+    /// Parse cache use of this build.
+    pub cache: CacheStats,
+    /// Paths reported changed since the previous build, sorted.
+    pub changed: Vec<PathBuf>,
+}
+
+/// Build the workspace, then rebuild it after each burst of changes under the roots (events
+/// closer than `debounce` are merged), calling `on_build` after every build, until `stop` is
+/// set (checked every 100 ms) or `on_build` returns `false`.
+///
+/// # Errors
+/// [`BuildError::Library`] when a root cannot be watched. Failed builds do not end the loop;
+/// they are passed to `on_build`.
+pub fn watch(
+    opts: &BuildOptions,
+    library: &LibrarySpec,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+    debounce: Duration,
+    stop: &AtomicBool,
+    mut on_build: impl FnMut(&Rebuild) -> bool,
+) -> Result<(), BuildError> {
+    let cache = ParseCache::default();
+    let (tx, rx) = mpsc::channel();
+    let mut debouncer = new_debouncer(debounce, tx).map_err(|e| BuildError::Library {
+        path: opts.workspace.clone(),
+        reason: format!("cannot start the file watcher: {e}"),
+    })?;
+    for root in &library.roots {
+        // Watch the canonical path, so event paths compare with the cache's keys even for a
+        // deleted file (which cannot be canonicalized any more).
+        let path = root
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| root.path.clone());
+        debouncer
+            .watcher()
+            .watch(&path, RecursiveMode::Recursive)
+            .map_err(|e| BuildError::Library {
+                path: root.path.clone(),
+                reason: format!("cannot watch: {e}"),
+            })?;
+    }
+    let roots: Vec<PathBuf> = library
+        .roots
+        .iter()
+        .map(|r| r.path.canonicalize().unwrap_or_else(|_| r.path.clone()))
+        .collect();
+    let mut changed: Vec<PathBuf> = Vec::new();
+    loop {
+        // Taken before the build: a change made while it runs differs from it and triggers
+        // the next build.
+        let before = snapshot(&roots);
+        let result = build_library_cached(opts, library, llm, progress, Some(&cache));
+        let rebuild = Rebuild {
+            result,
+            cache: cache.take_stats(),
+            changed: std::mem::take(&mut changed),
+        };
+        if !on_build(&rebuild) {
+            return Ok(());
+        }
+        // Wait for the next burst.
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(Ok(events)) => {
+                    let mut events = events;
+                    // Gather whatever else arrived in the same burst.
+                    while let Ok(more) = rx.try_recv() {
+                        events.extend(more.into_iter().flatten());
+                    }
+                    for e in events {
+                        // Canonical form, as the cache keys are; a deleted path is taken as is.
+                        let p = e.path.canonicalize().unwrap_or(e.path);
+                        // The watcher also reports files being opened (the build reads them):
+                        // only a path whose modification time, length or existence differs
+                        // from the snapshot counts as a change.
+                        if before.get(&p) != stamp(&p).as_ref() {
+                            cache.invalidate(&p);
+                            changed.push(p);
+                        }
+                    }
+                    if changed.is_empty() {
+                        continue;
+                    }
+                    changed.sort();
+                    changed.dedup();
+                    break;
+                }
+                Ok(Err(e)) => tracing::warn!("file watcher: {e}"),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+            }
+        }
+    }
+}
+
+/// Modification time and length of a file or folder, `None` when it does not exist.
+type Stamp = (Option<SystemTime>, u64);
+
+fn stamp(p: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(p)
+        .ok()
+        .map(|m| (m.modified().ok(), m.len()))
+}
+
+/// The [`Stamp`] of every file and folder under `roots` (hidden ones included, symlinks not
+/// followed).
+fn snapshot(roots: &[PathBuf]) -> HashMap<PathBuf, Stamp> {
+    let mut out = HashMap::new();
+    for root in roots {
+        let walk = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .follow_links(false)
+            .build();
+        for entry in walk.flatten() {
+            if let Some(s) = stamp(entry.path()) {
+                out.insert(entry.path().to_path_buf(), s);
+            }
+        }
+    }
+    out
+}
