@@ -3,6 +3,7 @@
 
 use crate::declared::{Declaration, declarations, declared_edges};
 use crate::embed::{EmbedOptions, Embedder};
+use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc, normalize};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};

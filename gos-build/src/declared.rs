@@ -240,6 +240,7 @@ mod tests {
             headings: vec![],
             source_path: format!("{id}/SKILL.md"),
             content_hash: String::new(),
+            warnings: Vec::new(),
         }
     }
 

@@ -31,6 +31,7 @@
 
 pub mod artifacts;
 pub mod build;
+pub mod dedup;
 pub mod embed;
 pub mod error;
 pub mod llm;

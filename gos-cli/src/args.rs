@@ -279,6 +279,30 @@ pub struct EvalArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// A peer retriever scored as one more arm (`peer`) in the same report: an executable run
+    /// as `PROGRAM --library ROOT --tasks TASKS --top 50` that prints one JSON line per task,
+    /// {"id", "ranked": [package ids], "ms"}; e.g. benches/peer_bm25.py, the skill-usage
+    /// server's BM25 (docs/evaluation.md).
+    #[arg(long, value_name = "PROGRAM")]
+    pub peer: Option<PathBuf>,
+    /// Library root given to the peer (default: the library the workspace was built from).
+    #[arg(long, value_name = "DIR", requires = "peer")]
+    pub peer_library: Option<PathBuf>,
+    /// Cross-validate a parameter sweep with K folds over the tasks instead of comparing arms:
+    /// the first arm runs at every point of the --sweep grid; writes cv.json and cv.md with
+    /// in-sample and out-of-fold figures.
+    #[arg(long, value_name = "K")]
+    pub cv: Option<usize>,
+    /// A swept parameter, NAME=V1,V2,... (repeatable; the grid is their product). Names:
+    /// seed_k, pool_k, restart_prob, graph_weight, lexical_weight, dense_weight, name_weight,
+    /// top_n, min_seed_score, min_dense_score, min_relative_score. List the default first: ties
+    /// keep the earlier value.
+    #[arg(long, value_name = "NAME=V1,V2,...", requires = "cv")]
+    pub sweep: Vec<String>,
+    /// Metric the cross-validation maximizes (a per-task metric of report.json, e.g.
+    /// recall_available, completeness, mrr_at_10).
+    #[arg(long, value_name = "METRIC", default_value = gos_eval::cv::DEFAULT_CV_METRIC, requires = "cv")]
+    pub cv_metric: String,
 }
 
 /// Arguments of `gos synth`.

@@ -56,6 +56,18 @@ pub fn run(args: EvalArgs) -> Result<()> {
         &args.cross_encoder.device,
     )?;
     let ce = &args.cross_encoder;
+    let peer = args
+        .peer
+        .as_ref()
+        .map(|program| gos_eval::peer::PeerCommand {
+            program: program.clone(),
+            library: args
+                .peer_library
+                .clone()
+                .unwrap_or_else(|| ws.info().library_root.clone().into()),
+            tasks: args.tasks.clone(),
+            top: gos_eval::RANKED_DEPTH,
+        });
     let config = EvalConfig {
         arms,
         options,
@@ -73,12 +85,16 @@ pub fn run(args: EvalArgs) -> Result<()> {
                 device: ce.device.clone(),
             }),
         },
+        peer,
     };
     let models = Models {
         encoder: encoder.as_ref(),
         cross_encoder: cross_encoder.as_ref().map(|(ce, p)| (ce, *p)),
     };
     let bar = progress(args.quiet);
+    if let Some(k) = args.cv {
+        return cross_validate(&args, &ws, &tasks, &config, models, k, &bar);
+    }
     let report = gos_eval::evaluate(&ws, &tasks, &config, models, &mut |p| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
@@ -96,6 +112,71 @@ pub fn run(args: EvalArgs) -> Result<()> {
             config.arms.len(),
             report.records.len(),
             report.missing_oracles().len(),
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// `gos eval --cv K --sweep ...`: the first arm at every point of the grid, cross-validated.
+fn cross_validate(
+    args: &EvalArgs,
+    ws: &Workspace,
+    tasks: &[gos_eval::TaskLine],
+    config: &EvalConfig,
+    models: Models<'_>,
+    k: usize,
+    bar: &ProgressBar,
+) -> Result<()> {
+    ensure!(
+        config.peer.is_none(),
+        "--peer compares arms; it does not combine with --cv"
+    );
+    let sweeps = args
+        .sweep
+        .iter()
+        .map(|s| gos_eval::cv::parse_sweep(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = gos_eval::cv::cross_validate(
+        ws,
+        tasks,
+        &config.arms[0],
+        &config.options,
+        &sweeps,
+        k,
+        &args.cv_metric,
+        models,
+        &mut |p| {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(p.task.to_string());
+        },
+    )?;
+    bar.finish_and_clear();
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let json = report.to_json();
+    let json_path = args.out.join("cv.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let md_path = args.out.join("cv.md");
+    std::fs::write(&md_path, report.to_markdown())
+        .with_context(|| format!("writing {}", md_path.display()))?;
+    if args.json {
+        println!("{json}");
+    } else {
+        eprintln!(
+            "swept {} points with {k}-fold cross-validation on {}; out-of-fold {} {:.3}; \
+             report in {}",
+            report.grid.len(),
+            report.metric,
+            report.metric,
+            report
+                .out_of_fold
+                .iter()
+                .find(|(m, _)| *m == report.metric)
+                .and_then(|(_, v)| *v)
+                .unwrap_or(f64::NAN),
             args.out.display()
         );
     }

@@ -71,6 +71,7 @@ pub mod dense;
 #[cfg(feature = "neural")]
 pub mod device;
 pub mod diffuse;
+pub mod duplicates;
 pub mod error;
 pub mod fusion;
 pub mod graph;

@@ -68,6 +68,18 @@ pub enum Error {
     /// Serializing the report failed.
     #[error("serializing the report")]
     Json(#[from] serde_json::Error),
+    /// The peer program failed or printed something that is not a ranking
+    /// ([`crate::peer`]).
+    #[error("peer {}: {reason}", program.display())]
+    Peer {
+        /// The program.
+        program: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A parameter sweep or cross-validation request that cannot run ([`crate::cv`]).
+    #[error("{0}")]
+    Sweep(String),
     /// Drawing a plot failed.
     #[error("drawing {}: {message}", path.display())]
     Plot {

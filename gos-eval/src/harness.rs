@@ -2,6 +2,7 @@
 
 use crate::arm::{Arm, baseline_index};
 use crate::error::{Error, Result};
+use crate::peer::{PeerCommand, append_peer, peer_arm, run_peer};
 use crate::plots;
 use crate::report::{EvalReport, RunInfo};
 use crate::run::{Models, Progress, intervals, run_arms};
@@ -20,14 +21,19 @@ pub struct EvalConfig {
     pub options: RetrieveOptions,
     /// Paths, bootstrap seed and resamples, cross-encoder settings.
     pub run: RunInfo,
+    /// A peer retriever scored as one more arm, named [`crate::peer::PEER_ARM`], after gos's
+    /// arms ([`crate::peer`]); `None` for none.
+    pub peer: Option<PeerCommand>,
 }
 
 /// Run `config`'s arms on `tasks` over `ws` and summarize them into a report: per-arm metrics,
 /// paired bootstrap intervals against the baseline arm, failure analysis. `progress` is called
-/// as in [`run_arms`].
+/// as in [`run_arms`]. With [`EvalConfig::peer`], the peer runs once after gos's arms and is
+/// reported as one more arm.
 ///
 /// # Errors
-/// [`Error::NoArms`] when `config.arms` is empty; see [`run_arms`].
+/// [`Error::NoArms`] when `config.arms` is empty; see [`run_arms`] and
+/// [`crate::peer::run_peer`].
 pub fn evaluate(
     ws: &Workspace,
     tasks: &[TaskLine],
@@ -35,11 +41,18 @@ pub fn evaluate(
     models: Models<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<EvalReport> {
-    let arms = &config.arms;
-    if arms.is_empty() {
+    if config.arms.is_empty() {
         return Err(Error::NoArms);
     }
-    let records = run_arms(ws, tasks, arms, &config.options, models, progress)?;
+    let mut records = run_arms(ws, tasks, &config.arms, &config.options, models, progress)?;
+    let mut arms = config.arms.clone();
+    if let Some(peer) = &config.peer {
+        let rankings = run_peer(peer)?;
+        let top_n = config.options.budgets.top_n;
+        append_peer(ws, &mut records, &rankings, top_n, &peer.program)?;
+        arms.push(peer_arm());
+    }
+    let arms = &arms;
     let baseline = baseline_index(arms);
     let ci = intervals(
         &records,

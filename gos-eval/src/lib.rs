@@ -36,18 +36,26 @@
 //! [`harness::evaluate`] runs steps 3 to 6 and [`harness::write_report`] step 7; the pieces are
 //! public for callers that need only some of them.
 //!
+//! Parameters are chosen by k-fold cross-validation over tasks ([`cv`]): a grid sweep reports
+//! each point's in-sample means next to the out-of-fold figures of choosing by the sweep.
+//!
+//! A peer retriever can run in the same evaluation ([`peer`]): an external program ranks every
+//! task and is scored as one more arm, latency included.
+//!
 //! Module dependencies form a DAG: `task`, `arm`, `metrics` ← `bootstrap` ← `run` ← `failure`
-//! ← `report` ← `plots` ← `harness`; [`encoder`] and [`synth`] stand alone.
+//! ← `report` ← `plots` ← `harness`; `peer` and `cv` read `run`; [`encoder`] and [`synth`] stand alone.
 
 #![warn(missing_docs)]
 
 pub mod arm;
 pub mod bootstrap;
+pub mod cv;
 pub mod encoder;
 pub mod error;
 pub mod failure;
 pub mod harness;
 pub mod metrics;
+pub mod peer;
 pub mod plots;
 pub mod report;
 pub mod run;

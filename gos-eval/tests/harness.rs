@@ -63,6 +63,7 @@ fn evaluate(ws: &Workspace, arms: &str, model: Option<&Path>) -> EvalReport {
             resamples: DEFAULT_RESAMPLES,
             cross_encoder: None,
         },
+        peer: None,
     };
     let models = Models {
         encoder: encoder.as_ref(),
@@ -190,4 +191,150 @@ fn hybrid_arm_reproduces_the_reported_metrics() {
         ci(&report, "reverse/hybrid", "mrr_at_10"),
         (0.016_666_666_666_666_67, 0.0, 0.05),
     );
+}
+
+/// The peer BM25 script (`benches/peer_bm25.py`, python3) runs in the same report as one more
+/// arm: its bundle is the first `top_n` ids it ranked, scored with gos's metrics.
+#[test]
+fn peer_script_is_scored_as_one_more_arm() {
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipping: python3 is not on PATH (the peer script needs it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(tmp.path(), None);
+    let task_file = repo().join("fixtures/tasks.jsonl");
+    let tasks = gos_eval::load_tasks(&task_file).unwrap();
+    let peer = gos_eval::peer::PeerCommand {
+        program: repo().join("benches/peer_bm25.py"),
+        library: repo().join("fixtures/library"),
+        tasks: task_file.clone(),
+        top: gos_eval::RANKED_DEPTH,
+    };
+    // The script's own output, read directly, is what the report must score.
+    let out = std::process::Command::new(&peer.program)
+        .args(["--library".as_ref(), peer.library.as_os_str()])
+        .args(["--tasks".as_ref(), peer.tasks.as_os_str()])
+        .args(["--top", "50"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let direct = gos_eval::peer::parse_rankings(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!(direct.len(), tasks.len());
+    let config = EvalConfig {
+        arms: gos_eval::parse_arms("reverse/lexical").unwrap(),
+        options: RetrieveOptions::default(),
+        run: RunInfo {
+            workspace: ws.dir().to_path_buf(),
+            task_file,
+            seed: DEFAULT_SEED,
+            resamples: 200,
+            cross_encoder: None,
+        },
+        peer: Some(peer),
+    };
+    let report = gos_eval::evaluate(&ws, &tasks, &config, Models::default(), &mut |_| {}).unwrap();
+    assert_eq!(
+        report.arms,
+        vec!["reverse/lexical".to_string(), "peer".to_string()]
+    );
+    assert_eq!(report.baseline, 0);
+    assert!(report.ci.contains_key("peer"));
+    let top_n = RetrieveOptions::default().budgets.top_n;
+    let mut recall_sum = 0.0;
+    for (record, ranking) in report.records.iter().zip(&direct) {
+        assert_eq!(record.id, ranking.id);
+        let peer = &record.arms[1];
+        let expected: Vec<String> = ranking.ranked.iter().take(top_n).cloned().collect();
+        assert_eq!(peer.bundle, expected, "task {}", record.id);
+        assert_eq!(peer.timings.total, ranking.ms);
+        // Recall over the available oracles, counted here from the ids alone.
+        let oracle_ids: Vec<String> = record
+            .oracles
+            .iter()
+            .filter(|o| o.node.is_some())
+            .map(|o| o.dir.clone())
+            .collect();
+        let found = oracle_ids.iter().filter(|d| expected.contains(d)).count();
+        assert_eq!(
+            peer.scores.recall_available,
+            Some(found as f64 / oracle_ids.len() as f64),
+            "task {}",
+            record.id
+        );
+        recall_sum += found as f64 / oracle_ids.len() as f64;
+    }
+    let mean = report.summaries[1]
+        .iter()
+        .find(|(m, _)| *m == "recall_available")
+        .and_then(|(_, v)| *v)
+        .unwrap();
+    assert!((mean - recall_sum / direct.len() as f64).abs() < 1e-12);
+    // The fixture tasks are easy for plain BM25 too, but not perfect at the first rank.
+    assert!(mean > 0.5, "peer recall {mean}");
+}
+
+/// A sweep of the bundle size with 2-fold cross-validation on the fixtures: the full bundle
+/// (8, the default, recall 1.000 and precision 0.287 as in the default report) wins in every
+/// fold, so the out-of-fold figures are the 8-skill figures; one skill per bundle loses recall.
+#[test]
+fn cross_validation_chooses_on_the_other_folds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(tmp.path(), None);
+    let tasks = gos_eval::load_tasks(&repo().join("fixtures/tasks.jsonl")).unwrap();
+    let arm = gos_eval::parse_arm("reverse/lexical").unwrap();
+    let mut options = RetrieveOptions::default();
+    options.ppr.method = "exact".parse().unwrap();
+    let sweeps = [gos_eval::cv::parse_sweep("top_n=1,8").unwrap()];
+    let mut last = (0, 0);
+    let report = gos_eval::cv::cross_validate(
+        &ws,
+        &tasks,
+        &arm,
+        &options,
+        &sweeps,
+        2,
+        "recall_available",
+        Models::default(),
+        &mut |p| last = (p.done, p.total),
+    )
+    .unwrap();
+    assert_eq!(last, (2 * tasks.len(), 2 * tasks.len()));
+    let mean = |means: &[(&str, Option<f64>)], m: &str| {
+        means
+            .iter()
+            .find(|(n, _)| *n == m)
+            .and_then(|(_, v)| *v)
+            .unwrap()
+    };
+    assert_eq!(report.grid.len(), 2);
+    assert_eq!(report.best_in_sample, 1);
+    assert!((mean(&report.grid[1].means, "recall_available") - 1.0).abs() < 1e-12);
+    assert!((mean(&report.grid[1].means, "precision") - 0.287).abs() < 5e-4);
+    assert_eq!(mean(&report.grid[0].means, "bundle_size"), 1.0);
+    assert!(mean(&report.grid[0].means, "recall_available") < 0.8);
+    assert_eq!(report.folds.len(), 2);
+    assert_eq!(
+        report.folds.iter().map(|f| f.tasks).sum::<usize>(),
+        tasks.len()
+    );
+    assert!(report.folds.iter().all(|f| f.chosen == 1));
+    assert_eq!(
+        mean(&report.out_of_fold, "recall_available"),
+        mean(&report.grid[1].means, "recall_available")
+    );
+    assert_eq!(
+        mean(&report.out_of_fold, "precision"),
+        mean(&report.grid[1].means, "precision")
+    );
+    let md = report.to_markdown();
+    assert!(md.contains("| top_n=8 (best in-sample) | 1.000 |"), "{md}");
+    assert!(md.contains("**out-of-fold**"));
 }

@@ -1,0 +1,245 @@
+//! Near-duplicate groups: packages that are lightly edited copies of one skill.
+//!
+//! Real libraries hold the same skill in several collections (a `pdf` or `xlsx` skill copied
+//! with small edits), and a bundle that holds two copies spends a slot on nothing new. The
+//! builder groups such copies; retrieval keeps one member of a group per bundle and lists the
+//! others as alternates (`gos_core::duplicates`).
+//!
+//! Method (Broder's MinHash with locality-sensitive hashing, "On the resemblance and
+//! containment of documents", 1997; Leskovec, Rajaraman and Ullman, *Mining of Massive
+//! Datasets*, ch. 3):
+//!
+//! 1. A package's text is its SKILL.md body, lower-cased and split into runs of ASCII letters
+//!    and digits; its *shingles* are the runs of [`DedupParams::shingle_words`] consecutive
+//!    words, each hashed with 64-bit FNV-1a. Bodies with fewer than
+//!    [`DedupParams::min_shingles`] shingles are too short to judge and join no group.
+//! 2. A MinHash signature of `bands × rows` values (the minimum over the shingles of
+//!    SplitMix64-mixed hashes, one seed per value) estimates Jaccard similarity.
+//! 3. Two packages whose signatures agree on all `rows` values of at least one band become a
+//!    candidate pair; with 16 bands of 4 rows a pair at Jaccard 0.7 is a candidate with
+//!    probability 1 − (1 − 0.7⁴)¹⁶ ≈ 0.99, one at 0.3 with probability ≈ 0.12.
+//! 4. Each candidate pair is confirmed by the exact Jaccard similarity of the two shingle sets
+//!    (at least [`DedupParams::threshold`]), so no pair below the threshold is ever grouped;
+//!    groups are the connected components of confirmed pairs.
+//!
+//! Text similarity, not vector cosine, because copies share their wording while distinct
+//! skills on one topic share only their vocabulary: on the real library, two different skills
+//! built from one template (`senior-frontend` and `senior-qa`) sit at Jaccard 0.51, and
+//! `create-implementation-plan` / `update-implementation-plan` at 0.69; copies of one skill
+//! across collections sit at 0.7 to 1.0. The default threshold 0.7 was read off those pairs.
+
+use gos_core::rng::SplitMix64;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Parameters of the grouping. Defaults: 5-word shingles, Jaccard ≥ 0.7, 16 bands of 4 rows,
+/// at least 20 shingles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DedupParams {
+    /// Words per shingle.
+    pub shingle_words: usize,
+    /// Least exact Jaccard similarity of two shingle sets for them to be one skill.
+    pub threshold: f64,
+    /// LSH bands.
+    pub bands: usize,
+    /// MinHash values per band.
+    pub rows: usize,
+    /// Least shingles a body needs to be grouped at all.
+    pub min_shingles: usize,
+}
+
+impl Default for DedupParams {
+    fn default() -> Self {
+        DedupParams {
+            shingle_words: 5,
+            threshold: 0.7,
+            bands: 16,
+            rows: 4,
+            min_shingles: 20,
+        }
+    }
+}
+
+/// 64-bit FNV-1a (Fowler, Noll, Vo) of `bytes`.
+fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The sorted, de-duplicated shingle hashes of `text` (see the module documentation).
+pub fn shingles(text: &str, words_per_shingle: usize) -> Vec<u64> {
+    let lower = text.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let k = words_per_shingle.max(1);
+    let mut out: Vec<u64> = if words.len() < k {
+        Vec::new()
+    } else {
+        words
+            .windows(k)
+            .map(|w| {
+                let joined = w.iter().flat_map(|s| s.bytes().chain([b' ']));
+                fnv1a(joined)
+            })
+            .collect()
+    };
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Exact Jaccard similarity of two sorted, de-duplicated sets; 0 when both are empty.
+pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        0.0
+    } else {
+        common as f64 / union as f64
+    }
+}
+
+/// MinHash signature of a shingle set under `seeds` (one value per seed).
+fn signature(set: &[u64], seeds: &[u64]) -> Vec<u64> {
+    seeds
+        .iter()
+        .map(|&s| {
+            set.iter()
+                .map(|&h| SplitMix64::new(h ^ s).next_u64())
+                .min()
+                .unwrap_or(u64::MAX)
+        })
+        .collect()
+}
+
+/// Find in a union-find forest, with path halving.
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+/// Groups of near-duplicate texts: each group holds at least two indices into `texts`,
+/// sorted ascending; groups are sorted by their first index. Deterministic for a given input.
+pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
+    let sets: Vec<Vec<u64>> = texts
+        .iter()
+        .map(|t| shingles(t, params.shingle_words))
+        .collect();
+    let mut seed_gen = SplitMix64::new(0x6f73_5f64_6564_7570);
+    let seeds: Vec<u64> = (0..params.bands * params.rows)
+        .map(|_| seed_gen.next_u64())
+        .collect();
+    let judged: Vec<usize> = (0..texts.len())
+        .filter(|&i| sets[i].len() >= params.min_shingles.max(1))
+        .collect();
+    let sigs: HashMap<usize, Vec<u64>> = judged
+        .iter()
+        .map(|&i| (i, signature(&sets[i], &seeds)))
+        .collect();
+    let mut candidates: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for band in 0..params.bands {
+        let mut buckets: BTreeMap<&[u64], Vec<usize>> = BTreeMap::new();
+        for &i in &judged {
+            let sig = &sigs[&i];
+            buckets
+                .entry(&sig[band * params.rows..(band + 1) * params.rows])
+                .or_default()
+                .push(i);
+        }
+        for members in buckets.values().filter(|m| m.len() > 1) {
+            for (x, &a) in members.iter().enumerate() {
+                for &b in &members[x + 1..] {
+                    candidates.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
+    let mut parent: Vec<usize> = (0..texts.len()).collect();
+    for (a, b) in candidates {
+        if jaccard(&sets[a], &sets[b]) >= params.threshold {
+            let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+            if ra != rb {
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..texts.len() {
+        let r = find(&mut parent, i);
+        by_root.entry(r).or_default().push(i);
+    }
+    by_root.into_values().filter(|g| g.len() > 1).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body of `n` distinct words drawn from a fixed generator.
+    fn words(seed: u64, n: usize) -> Vec<String> {
+        let mut r = SplitMix64::new(seed);
+        (0..n).map(|_| format!("w{}", r.below(5_000))).collect()
+    }
+
+    #[test]
+    fn shingles_ignore_case_and_punctuation() {
+        let a = shingles("Parse the STL, then weigh it: mass = volume * density.", 3);
+        let b = shingles("parse the stl then weigh it mass volume density", 3);
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 7);
+        assert!(shingles("too short", 5).is_empty());
+        // FNV-1a 64 test vector.
+        assert_eq!(fnv1a(*b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn jaccard_counts_common_over_union() {
+        assert_eq!(jaccard(&[1, 2, 3, 4], &[3, 4, 5, 6]), 2.0 / 6.0);
+        assert_eq!(jaccard(&[1, 2], &[1, 2]), 1.0);
+        assert_eq!(jaccard(&[], &[]), 0.0);
+    }
+
+    #[test]
+    fn copies_group_and_distinct_texts_do_not() {
+        let base = words(1, 300);
+        // A light edit: 5 of 300 words changed (Jaccard of 5-shingles about 0.84).
+        let mut edited = base.clone();
+        for i in (0..300).step_by(60) {
+            edited[i] = format!("edit{i}");
+        }
+        // A heavy edit: every 6th word changed (about 0.09: one 5-word window in six survives).
+        let mut heavy = base.clone();
+        for i in (0..300).step_by(6) {
+            heavy[i] = format!("heavy{i}");
+        }
+        let other = words(2, 300);
+        let texts: Vec<String> = [&other, &base, &heavy, &edited, &base]
+            .iter()
+            .map(|w| w.join(" "))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let p = DedupParams::default();
+        let sb = shingles(refs[1], 5);
+        assert!(jaccard(&sb, &shingles(refs[3], 5)) > 0.7);
+        assert!(jaccard(&sb, &shingles(refs[2], 5)) < 0.5);
+        assert_eq!(groups(&refs, &p), vec![vec![1, 3, 4]]);
+        // Too-short bodies never group, even when identical.
+        assert!(groups(&["a b c", "a b c"], &p).is_empty());
+    }
+}

@@ -1,0 +1,565 @@
+//! Choosing parameters without fooling ourselves: a grid sweep scored by k-fold
+//! cross-validation over tasks.
+//!
+//! Every point of the grid (the Cartesian product of the sweeps, in the order given) runs one
+//! arm on every task. Tasks are split into `k` fixed folds ([`assign_folds`]: by a hash of the
+//! task id, so the folds do not depend on the file's order or on the grid). For each fold, the
+//! point with the best mean *selection metric* on the other `k − 1` folds is chosen (ties go to
+//! the earlier point, so list the current default first), and the fold's tasks are scored with
+//! that point. The *out-of-fold* figure of a metric is the mean over all tasks of those
+//! held-out scores: an estimate of what choosing by this sweep gives on tasks it did not see.
+//! The *in-sample* figure is the best point's mean over all tasks, which is optimistic by
+//! construction; the report shows both.
+
+use crate::arm::Arm;
+use crate::error::{Error, Result};
+use crate::metrics::{PER_TASK_METRICS, TaskScores};
+use crate::run::{Models, Progress, run_arms};
+use crate::task::TaskLine;
+use gos_core::{RetrieveOptions, Workspace};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Default selection metric: bundle recall over the available oracles.
+pub const DEFAULT_CV_METRIC: &str = "recall_available";
+
+/// A retrieval parameter a sweep can set. Integer parameters take whole values of at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// [`gos_core::seed::SeedParams::seed_k`].
+    SeedK,
+    /// [`gos_core::seed::SeedParams::pool_k`].
+    PoolK,
+    /// [`gos_core::ppr::PprParams::restart_prob`] (0 < v < 1).
+    RestartProb,
+    /// [`gos_core::fusion::RerankWeights::graph`].
+    GraphWeight,
+    /// [`gos_core::fusion::RerankWeights::lexical`].
+    LexicalWeight,
+    /// [`gos_core::fusion::RerankWeights::dense`].
+    DenseWeight,
+    /// [`gos_core::fusion::RerankWeights::name`].
+    NameWeight,
+    /// [`gos_core::hydrate::Budgets::top_n`].
+    TopN,
+    /// [`RetrieveOptions::min_seed_score`].
+    MinSeedScore,
+    /// [`RetrieveOptions::min_dense_score`].
+    MinDenseScore,
+    /// [`RetrieveOptions::min_relative_score`].
+    MinRelativeScore,
+}
+
+impl Param {
+    /// Every parameter, in `--help` order.
+    pub const ALL: [Param; 11] = [
+        Param::SeedK,
+        Param::PoolK,
+        Param::RestartProb,
+        Param::GraphWeight,
+        Param::LexicalWeight,
+        Param::DenseWeight,
+        Param::NameWeight,
+        Param::TopN,
+        Param::MinSeedScore,
+        Param::MinDenseScore,
+        Param::MinRelativeScore,
+    ];
+
+    /// The name a sweep uses, e.g. `min_seed_score`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Param::SeedK => "seed_k",
+            Param::PoolK => "pool_k",
+            Param::RestartProb => "restart_prob",
+            Param::GraphWeight => "graph_weight",
+            Param::LexicalWeight => "lexical_weight",
+            Param::DenseWeight => "dense_weight",
+            Param::NameWeight => "name_weight",
+            Param::TopN => "top_n",
+            Param::MinSeedScore => "min_seed_score",
+            Param::MinDenseScore => "min_dense_score",
+            Param::MinRelativeScore => "min_relative_score",
+        }
+    }
+
+    /// Set this parameter of `opts` to `v`.
+    ///
+    /// # Errors
+    /// [`Error::Sweep`] for a non-finite value, a fractional or non-positive integer, or a
+    /// restart probability outside (0, 1).
+    pub fn apply(self, opts: &mut RetrieveOptions, v: f64) -> Result<()> {
+        let name = self.as_str();
+        if !v.is_finite() {
+            return Err(Error::Sweep(format!("{name}: {v} is not a finite number")));
+        }
+        let whole = || -> Result<usize> {
+            if v >= 1.0 && v.fract() == 0.0 {
+                Ok(v as usize)
+            } else {
+                Err(Error::Sweep(format!(
+                    "{name}: {v} is not a whole number >= 1"
+                )))
+            }
+        };
+        match self {
+            Param::SeedK => opts.seeds.seed_k = whole()?,
+            Param::PoolK => opts.seeds.pool_k = whole()?,
+            Param::TopN => opts.budgets.top_n = whole()?,
+            Param::RestartProb => {
+                if !(v > 0.0 && v < 1.0) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in (0, 1)")));
+                }
+                opts.ppr.restart_prob = v;
+            }
+            Param::GraphWeight => opts.rerank.graph = v,
+            Param::LexicalWeight => opts.rerank.lexical = v,
+            Param::DenseWeight => opts.rerank.dense = v,
+            Param::NameWeight => opts.rerank.name = v,
+            Param::MinSeedScore => opts.min_seed_score = v as f32,
+            Param::MinDenseScore => opts.min_dense_score = v as f32,
+            Param::MinRelativeScore => opts.min_relative_score = v,
+        }
+        Ok(())
+    }
+}
+
+/// One swept parameter and its values, in the order given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// The parameter.
+    pub param: Param,
+    /// Its values.
+    pub values: Vec<f64>,
+}
+
+/// Parse `NAME=V1,V2,...` (see [`Param::as_str`] for the names).
+///
+/// # Errors
+/// [`Error::Sweep`] naming the allowed parameters for an unknown name, or the value that does
+/// not parse; an empty value list; a value [`Param::apply`] refuses.
+pub fn parse_sweep(spec: &str) -> Result<Sweep> {
+    let (name, list) = spec
+        .split_once('=')
+        .ok_or_else(|| Error::Sweep(format!("sweep `{spec}`: expected NAME=V1,V2,...")))?;
+    let allowed = || {
+        Param::ALL
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let param = Param::ALL
+        .into_iter()
+        .find(|p| p.as_str() == name.trim())
+        .ok_or_else(|| {
+            Error::Sweep(format!(
+                "sweep `{spec}`: unknown parameter `{}` (one of {})",
+                name.trim(),
+                allowed()
+            ))
+        })?;
+    let values = list
+        .split(',')
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| {
+            v.trim()
+                .parse::<f64>()
+                .map_err(|_| Error::Sweep(format!("sweep `{spec}`: `{v}` is not a number")))
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    if values.is_empty() {
+        return Err(Error::Sweep(format!("sweep `{spec}`: no values")));
+    }
+    let mut probe = RetrieveOptions::default();
+    for &v in &values {
+        param.apply(&mut probe, v)?;
+    }
+    Ok(Sweep { param, values })
+}
+
+/// The grid of `sweeps`: their Cartesian product, the first sweep varying slowest. One empty
+/// point (the base options) for no sweep.
+pub fn grid(sweeps: &[Sweep]) -> Vec<Vec<(Param, f64)>> {
+    sweeps.iter().fold(vec![Vec::new()], |points, sweep| {
+        points
+            .iter()
+            .flat_map(|p| {
+                sweep.values.iter().map(move |&v| {
+                    let mut q = p.clone();
+                    q.push((sweep.param, v));
+                    q
+                })
+            })
+            .collect()
+    })
+}
+
+/// 64-bit FNV-1a of `s` (Fowler, Noll and Vo), a fixed hash for fold assignment.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The fold (0..k) of each task id: ids sorted by their FNV-1a hash (then by id) and dealt
+/// round-robin, so folds differ in size by at most one and depend only on the ids.
+pub fn assign_folds(ids: &[&str], k: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by(|&a, &b| {
+        (fnv1a(ids[a]), ids[a])
+            .cmp(&(fnv1a(ids[b]), ids[b]))
+            .then(a.cmp(&b))
+    });
+    let mut folds = vec![0; ids.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        folds[i] = pos % k.max(1);
+    }
+    folds
+}
+
+/// Mean of `metric` over the tasks `keep` admits, skipping tasks outside its population.
+fn mean_of(scores: &[TaskScores], metric: &str, keep: impl Fn(usize) -> bool) -> Option<f64> {
+    let values: Vec<f64> = scores
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(*i))
+        .filter_map(|(_, s)| s.get(metric))
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// One grid point's in-sample means.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridPoint {
+    /// The parameter values of the point.
+    pub values: Vec<(Param, f64)>,
+    /// Mean over all tasks of each metric of [`PER_TASK_METRICS`].
+    pub means: Vec<(&'static str, Option<f64>)>,
+}
+
+/// What one fold chose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldChoice {
+    /// Tasks held out in this fold.
+    pub tasks: usize,
+    /// Index into [`CvReport::grid`] of the point chosen on the other folds.
+    pub chosen: usize,
+    /// The chosen point's mean selection metric on the other folds.
+    pub train_mean: Option<f64>,
+    /// The chosen point's mean selection metric on this fold.
+    pub held_out_mean: Option<f64>,
+}
+
+/// A finished sweep with cross-validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CvReport {
+    /// The arm every point ran.
+    pub arm: String,
+    /// Folds.
+    pub k: usize,
+    /// Selection metric.
+    pub metric: String,
+    /// The points, in grid order.
+    pub grid: Vec<GridPoint>,
+    /// The point with the best in-sample selection metric (ties: the earlier).
+    pub best_in_sample: usize,
+    /// Per fold, in fold order.
+    pub folds: Vec<FoldChoice>,
+    /// Out-of-fold mean of each metric of [`PER_TASK_METRICS`].
+    pub out_of_fold: Vec<(&'static str, Option<f64>)>,
+}
+
+/// Index of the largest `Some` value (the first on ties), or 0 when all are `None`.
+fn argmax(values: &[Option<f64>]) -> usize {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, v) in values.iter().enumerate() {
+        if let Some(v) = *v
+            && best.is_none_or(|(_, b)| v > b)
+        {
+            best = Some((i, v));
+        }
+    }
+    best.map_or(0, |(i, _)| i)
+}
+
+/// Run `arm` at every point of `sweeps`' grid over `tasks` and cross-validate the choice of
+/// point with `k` folds on `metric` (a name of [`PER_TASK_METRICS`]). `progress` counts
+/// `(task, point)` retrievals over the whole sweep.
+///
+/// # Errors
+/// [`Error::Sweep`] for `k < 2`, more folds than tasks, or an unknown metric; see
+/// [`Param::apply`] and [`run_arms`].
+#[allow(clippy::too_many_arguments)]
+pub fn cross_validate(
+    ws: &Workspace,
+    tasks: &[TaskLine],
+    arm: &Arm,
+    base: &RetrieveOptions,
+    sweeps: &[Sweep],
+    k: usize,
+    metric: &str,
+    models: Models<'_>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<CvReport> {
+    if k < 2 || k > tasks.len() {
+        return Err(Error::Sweep(format!(
+            "--cv {k}: the number of folds must be between 2 and the number of tasks ({})",
+            tasks.len()
+        )));
+    }
+    if !PER_TASK_METRICS.contains(&metric) {
+        return Err(Error::Sweep(format!(
+            "unknown selection metric `{metric}` (one of {})",
+            PER_TASK_METRICS.join(", ")
+        )));
+    }
+    let points = grid(sweeps);
+    let total = points.len() * tasks.len();
+    let mut per_point: Vec<Vec<TaskScores>> = Vec::with_capacity(points.len());
+    for (p, point) in points.iter().enumerate() {
+        let mut opts = *base;
+        for &(param, v) in point {
+            param.apply(&mut opts, v)?;
+        }
+        let records = run_arms(
+            ws,
+            tasks,
+            std::slice::from_ref(arm),
+            &opts,
+            models,
+            &mut |pr| {
+                progress(Progress {
+                    task: pr.task,
+                    done: p * tasks.len() + pr.done,
+                    total,
+                })
+            },
+        )?;
+        per_point.push(
+            records
+                .into_iter()
+                .map(|r| r.arms[0].scores.clone())
+                .collect(),
+        );
+    }
+    let ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+    let folds = assign_folds(&ids, k);
+    let grid_points: Vec<GridPoint> = points
+        .iter()
+        .zip(&per_point)
+        .map(|(values, scores)| GridPoint {
+            values: values.clone(),
+            means: PER_TASK_METRICS
+                .iter()
+                .map(|&m| (m, mean_of(scores, m, |_| true)))
+                .collect(),
+        })
+        .collect();
+    let all_means: Vec<Option<f64>> = per_point
+        .iter()
+        .map(|s| mean_of(s, metric, |_| true))
+        .collect();
+    let best_in_sample = argmax(&all_means);
+    let mut choices = Vec::with_capacity(k);
+    let mut chosen_of_task = vec![0; tasks.len()];
+    for f in 0..k {
+        let train: Vec<Option<f64>> = per_point
+            .iter()
+            .map(|s| mean_of(s, metric, |i| folds[i] != f))
+            .collect();
+        let chosen = argmax(&train);
+        for (i, _) in folds.iter().enumerate().filter(|(_, g)| **g == f) {
+            chosen_of_task[i] = chosen;
+        }
+        choices.push(FoldChoice {
+            tasks: folds.iter().filter(|&&g| g == f).count(),
+            chosen,
+            train_mean: train[chosen],
+            held_out_mean: mean_of(&per_point[chosen], metric, |i| folds[i] == f),
+        });
+    }
+    let out_of_fold: Vec<TaskScores> = chosen_of_task
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| per_point[p][i].clone())
+        .collect();
+    Ok(CvReport {
+        arm: arm.name.clone(),
+        k,
+        metric: metric.to_string(),
+        grid: grid_points,
+        best_in_sample,
+        folds: choices,
+        out_of_fold: PER_TASK_METRICS
+            .iter()
+            .map(|&m| (m, mean_of(&out_of_fold, m, |_| true)))
+            .collect(),
+    })
+}
+
+/// `name=value, ...` of a grid point (`base options` for the empty point).
+fn point_label(values: &[(Param, f64)]) -> String {
+    if values.is_empty() {
+        return "base options".into();
+    }
+    values
+        .iter()
+        .map(|(p, v)| format!("{}={v}", p.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
+}
+
+/// The headline metrics of the report tables.
+const SHOWN: [&str; 6] = [
+    "recall_available",
+    "completeness",
+    "precision",
+    "hit_at_1",
+    "mrr_at_10",
+    "bundle_size",
+];
+
+impl CvReport {
+    /// Everything, for `cv.json`.
+    pub fn to_json(&self) -> Value {
+        let point = |g: &GridPoint| {
+            json!({
+                "values": g.values.iter().map(|(p, v)| (p.as_str(), *v)).collect::<BTreeMap<_, _>>(),
+                "in_sample": g.means.iter().copied().collect::<BTreeMap<_, _>>(),
+            })
+        };
+        json!({
+            "arm": self.arm,
+            "k": self.k,
+            "selection_metric": self.metric,
+            "folds": "tasks sorted by FNV-1a of their id, dealt round-robin",
+            "grid": self.grid.iter().map(point).collect::<Vec<_>>(),
+            "best_in_sample": self.best_in_sample,
+            "fold_choices": self.folds.iter().map(|f| json!({
+                "tasks": f.tasks,
+                "chosen": f.chosen,
+                "values": point_label(&self.grid[f.chosen].values),
+                "train_mean": f.train_mean,
+                "held_out_mean": f.held_out_mean,
+            })).collect::<Vec<_>>(),
+            "out_of_fold": self.out_of_fold.iter().copied().collect::<BTreeMap<_, _>>(),
+        })
+    }
+
+    /// The tables a person reads, for `cv.md`.
+    pub fn to_markdown(&self) -> String {
+        let mut md = String::new();
+        let _ = writeln!(
+            md,
+            "# gos eval sweep: {} with {}-fold cross-validation on {}\n",
+            self.arm, self.k, self.metric
+        );
+        let _ = writeln!(md, "| point | {} |", SHOWN.join(" | "));
+        let _ = writeln!(md, "|---|{}", "---:|".repeat(SHOWN.len()));
+        let row = |label: String, means: &[(&'static str, Option<f64>)]| {
+            let cells: Vec<String> = SHOWN
+                .iter()
+                .map(|m| fmt(means.iter().find(|(n, _)| n == m).and_then(|(_, v)| *v)))
+                .collect();
+            format!("| {label} | {} |", cells.join(" | "))
+        };
+        for (i, g) in self.grid.iter().enumerate() {
+            let mark = if i == self.best_in_sample {
+                " (best in-sample)"
+            } else {
+                ""
+            };
+            let _ = writeln!(md, "{}", row(point_label(&g.values) + mark, &g.means));
+        }
+        let _ = writeln!(md, "{}", row("**out-of-fold**".into(), &self.out_of_fold));
+        let _ = writeln!(
+            md,
+            "\n| fold | tasks | chosen on the other folds | train {m} | held-out {m} |\n|---:|---:|---|---:|---:|",
+            m = self.metric
+        );
+        for (f, c) in self.folds.iter().enumerate() {
+            let _ = writeln!(
+                md,
+                "| {f} | {} | {} | {} | {} |",
+                c.tasks,
+                point_label(&self.grid[c.chosen].values),
+                fmt(c.train_mean),
+                fmt(c.held_out_mean)
+            );
+        }
+        md
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweeps_parse_and_refuse_what_cannot_be_set() {
+        let s = parse_sweep("top_n=4, 6,8").unwrap();
+        assert_eq!(s.param, Param::TopN);
+        assert_eq!(s.values, vec![4.0, 6.0, 8.0]);
+        let e = parse_sweep("top_n=2.5").unwrap_err().to_string();
+        assert!(e.contains("whole number"), "{e}");
+        let e = parse_sweep("restart_prob=1").unwrap_err().to_string();
+        assert!(e.contains("(0, 1)"), "{e}");
+        let e = parse_sweep("alpha=1").unwrap_err().to_string();
+        assert!(e.contains("unknown parameter `alpha`") && e.contains("min_seed_score"));
+        assert!(parse_sweep("top_n=").is_err());
+        assert!(parse_sweep("top_n").is_err());
+        assert!(parse_sweep("min_seed_score=NaN").is_err());
+        let mut o = RetrieveOptions::default();
+        Param::MinSeedScore.apply(&mut o, 4.5).unwrap();
+        Param::GraphWeight.apply(&mut o, 0.25).unwrap();
+        assert_eq!((o.min_seed_score, o.rerank.graph), (4.5, 0.25));
+    }
+
+    #[test]
+    fn grid_is_the_cartesian_product_first_sweep_slowest() {
+        let g = grid(&[
+            parse_sweep("top_n=4,8").unwrap(),
+            parse_sweep("min_seed_score=0,1,2").unwrap(),
+        ]);
+        assert_eq!(g.len(), 6);
+        assert_eq!(g[0], vec![(Param::TopN, 4.0), (Param::MinSeedScore, 0.0)]);
+        assert_eq!(g[2], vec![(Param::TopN, 4.0), (Param::MinSeedScore, 2.0)]);
+        assert_eq!(g[3], vec![(Param::TopN, 8.0), (Param::MinSeedScore, 0.0)]);
+        assert_eq!(grid(&[]), vec![Vec::new()]);
+    }
+
+    #[test]
+    fn folds_are_balanced_and_depend_only_on_the_ids() {
+        let ids: Vec<String> = (0..10).map(|i| format!("task-{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let f = assign_folds(&refs, 4);
+        let sizes: Vec<usize> = (0..4)
+            .map(|k| f.iter().filter(|&&g| g == k).count())
+            .collect();
+        assert_eq!(sizes.iter().sum::<usize>(), 10);
+        assert!(sizes.iter().all(|&s| s == 2 || s == 3), "{sizes:?}");
+        // Reversing the input order keeps every task in its fold.
+        let rev: Vec<&str> = refs.iter().rev().copied().collect();
+        let g = assign_folds(&rev, 4);
+        for (i, id) in refs.iter().enumerate() {
+            let j = rev.iter().position(|r| r == id).unwrap();
+            assert_eq!(f[i], g[j], "{id}");
+        }
+        // FNV-1a test vector (the empty string hashes to the offset basis).
+        assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn argmax_prefers_the_earlier_point_on_ties() {
+        assert_eq!(argmax(&[Some(0.5), Some(0.7), Some(0.7)]), 1);
+        assert_eq!(argmax(&[None, Some(0.1)]), 1);
+        assert_eq!(argmax(&[None, None]), 0);
+    }
+}
