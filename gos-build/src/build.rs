@@ -11,8 +11,10 @@ use gos_core::SkillGraph;
 use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
 use gos_core::workspace::{
-    BuildTarget, FORMAT_VERSION, WorkspaceInfo, check_build_target, commit_dir, staging_dir,
+    BuildTarget, FORMAT_VERSION, WorkspaceInfo, check_build_target, commit_dir,
+    recover_interrupted_swap, staging_dir,
 };
+use gos_core::workspace_lock::{BuildLock, LockHolder};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -66,12 +68,36 @@ pub fn build_workspace(
 /// over so its replies are not lost). LLM failures never fail the build: they are counted in
 /// the report's `llm` section, whose `complete` flag says whether every request succeeded.
 ///
+/// The build waits for another build of the same workspace to finish (see
+/// [`build_workspace_locked`]).
+///
 /// # Errors
 /// As [`build_workspace`].
 pub fn build_workspace_with(
     opts: &BuildOptions,
     llm: Option<&LlmOptions>,
     progress: &dyn BuildProgress,
+) -> Result<BuildReport, BuildError> {
+    build_workspace_locked(opts, llm, progress, true, &|_| {})
+}
+
+/// [`build_workspace_with`], choosing what happens when another build holds the workspace's
+/// build lock ([`gos_core::workspace_lock`]): with `wait`, `on_wait` is called once with the
+/// holder and the build waits for the lock; without, the build fails at once.
+///
+/// The lock is taken after the target is checked (so a refused target gets no lock file) and
+/// held until the new workspace is in place. Holding it, the build first finishes what a build
+/// killed between its two renames left ([`recover_interrupted_swap`]).
+///
+/// # Errors
+/// As [`build_workspace`]; [`BuildError::Workspace`] wrapping [`gos_core::Error::Locked`]
+/// when the lock is held and `wait` is false.
+pub fn build_workspace_locked(
+    opts: &BuildOptions,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+    wait: bool,
+    on_wait: &dyn Fn(&LockHolder),
 ) -> Result<BuildReport, BuildError> {
     let start = Instant::now();
     let root = opts
@@ -89,6 +115,10 @@ pub fn build_workspace_with(
     }
     // Refuse a target gos does not own before any work: nothing outside a workspace gos wrote
     // is ever replaced or removed.
+    check_build_target(&opts.workspace, &root)?;
+    let _lock = BuildLock::acquire(&opts.workspace, wait, on_wait)?;
+    recover_interrupted_swap(&opts.workspace)?;
+    // Checked again under the lock: another build may have changed the target meanwhile.
     let target = check_build_target(&opts.workspace, &root)?;
     // Load the encoder first: a bad model directory fails before any other work.
     let embedder = opts.embed.as_ref().map(Embedder::load).transpose()?;

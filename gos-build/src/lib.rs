@@ -41,6 +41,6 @@ mod markdown;
 mod parse;
 mod parsed;
 
-pub use build::{BuildOptions, build_workspace, build_workspace_with};
+pub use build::{BuildOptions, build_workspace, build_workspace_locked, build_workspace_with};
 pub use error::BuildError;
 pub use report::BuildReport;

@@ -5,7 +5,7 @@ use crate::progress::Bars;
 use anyhow::{Context, Result};
 use gos_build::embed::EmbedOptions;
 use gos_build::relate::RelateOptions;
-use gos_build::{BuildOptions, BuildReport, build_workspace_with};
+use gos_build::{BuildOptions, BuildReport, build_workspace_locked};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -36,13 +36,20 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
         embed,
     };
     let bars = Bars::new(args.quiet || !std::io::stderr().is_terminal());
-    let report = build_workspace_with(&opts, llm.as_ref(), &bars).with_context(|| {
-        format!(
-            "building {} from {}",
-            args.workspace.display(),
-            args.library.display()
-        )
-    })?;
+    let on_wait = |holder: &gos_core::workspace_lock::LockHolder| {
+        eprintln!(
+            "waiting for {holder}, which is building {}",
+            args.workspace.display()
+        );
+    };
+    let report = build_workspace_locked(&opts, llm.as_ref(), &bars, !args.no_wait, &on_wait)
+        .with_context(|| {
+            format!(
+                "building {} from {}",
+                args.workspace.display(),
+                args.library.display()
+            )
+        })?;
     let code = if report.llm.complete {
         ExitCode::SUCCESS
     } else {

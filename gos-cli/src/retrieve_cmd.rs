@@ -81,6 +81,9 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     }
     let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
     let r = retriever.retrieve(text, &opts)?;
+    for note in &r.limits_applied {
+        eprintln!("note: {note}");
+    }
     if !args.json {
         print!("{}", r.bundle.rendered_context);
         return Ok(());
@@ -119,6 +122,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         "top_seed_score": r.top_seed_score,
         "top_dense_score": r.top_dense_score,
         "rewrite": rewrite,
+        "limits_applied": r.limits_applied,
         "timings_ms": {
             "open": open_ms,
             "encode": r.timings.encode,

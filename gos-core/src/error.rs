@@ -17,7 +17,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A JSON document of the workspace is malformed.
-    #[error("{path}: invalid JSON: {source}")]
+    #[error("{path}: invalid JSON ({source}); the file is damaged: rebuild the workspace")]
     Json {
         /// File concerned.
         path: PathBuf,
@@ -53,7 +53,7 @@ pub enum Error {
         reason: String,
     },
     /// The BM25 index failed.
-    #[error("lexical index at {path}: {source}")]
+    #[error("{path}: the lexical index cannot be used ({source}); rebuild the workspace")]
     Index {
         /// Index directory.
         path: PathBuf,
@@ -77,6 +77,14 @@ pub enum Error {
         path: PathBuf,
         /// Why it is refused, and what to do instead.
         reason: String,
+    },
+    /// Another build holds the workspace's build lock (see [`crate::workspace_lock`]).
+    #[error("{path}: another build is writing this workspace: {holder}; wait for it or try again")]
+    Locked {
+        /// The workspace path.
+        path: PathBuf,
+        /// Who holds the lock, in words (process id and lock file).
+        holder: String,
     },
     /// An option has a value outside its documented range.
     #[error("invalid option {name}: {reason}")]
