@@ -123,7 +123,6 @@ fn retrieve_and_stats_read_a_read_only_workspace_without_touching_it() {
     set_read_only(tmp.path(), false);
     set_read_only(&ws, false);
     assert_eq!(before, after, "retrieve or stats changed the workspace");
-    assert!(!ws.join("tantivy/.tantivy-meta.lock").exists());
 }
 
 /// Wait until `path` exists (the build reached its pause), failing after two minutes.
@@ -264,7 +263,7 @@ fn corrupt_files_are_named_with_a_rebuild_hint_and_tantivy_stays_quiet() {
         "{}",
         stderr(&clean)
     );
-    let meta = std::fs::read_dir(ws.join("tantivy"))
+    let store = std::fs::read_dir(ws.join("tantivy"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "store"))
@@ -274,7 +273,9 @@ fn corrupt_files_are_named_with_a_rebuild_hint_and_tantivy_stays_quiet() {
         (ws.join("graph.json"), b"not json"),
         (ws.join("workspace.json"), b"{\"format_version\": 1}"),
         (ws.join("tantivy/meta.json"), b"{}"),
-        (meta, b"garbage"),
+        // 7 bytes made tantivy 0.27 panic (it checks for 4 bytes, then reads 8).
+        (store.clone(), b"garbage"),
+        (store, &[0x5a; 300]),
     ];
     for (file, bytes) in cases {
         let saved = std::fs::read(&file).unwrap();
@@ -338,7 +339,8 @@ fn query_chunks_are_capped_with_a_note() {
     let task: String = (0..20_000)
         .map(|i| format!("- step {i}: load the csv and plot the columns as a chart\n"))
         .collect();
-    let out = gos()
+    // Through stdin: the text is too long for one command-line argument.
+    let mut child = gos()
         .args([
             "retrieve",
             "--json",
@@ -350,9 +352,16 @@ fn query_chunks_are_capped_with_a_note() {
         .arg(&ws)
         .arg("--model-dir")
         .arg(&model)
-        .arg(&task)
-        .output()
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, task.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let notes: Vec<&str> = v["limits_applied"]

@@ -102,6 +102,10 @@ fn index_err(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
 #[derive(Debug, Clone)]
 struct ReadOnlyDirectory(MmapDirectory);
 
+/// Bytes of the fixed part of tantivy's file footer (footer length and magic number, two
+/// `u32`s), the least any index file holds.
+const FOOTER_METADATA_BYTES: usize = 8;
+
 fn read_only(path: &Path) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::PermissionDenied,
@@ -113,11 +117,28 @@ fn read_only(path: &Path) -> std::io::Error {
 }
 
 impl Directory for ReadOnlyDirectory {
+    /// Files too short for tantivy's footer (8 bytes of length and magic number) are refused
+    /// here: tantivy 0.27 checks for 4 bytes, then slices 8 and panics on a 4- to 7-byte file.
     fn get_file_handle(
         &self,
         path: &Path,
     ) -> std::result::Result<std::sync::Arc<dyn FileHandle>, OpenReadError> {
-        self.0.get_file_handle(path)
+        let handle = self.0.get_file_handle(path)?;
+        if handle.len() < FOOTER_METADATA_BYTES {
+            return Err(OpenReadError::IoError {
+                io_error: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: {} bytes, too short for an index file; the file is damaged",
+                        path.display(),
+                        handle.len()
+                    ),
+                )
+                .into(),
+                filepath: path.to_path_buf(),
+            });
+        }
+        Ok(handle)
     }
 
     fn delete(&self, path: &Path) -> std::result::Result<(), DeleteError> {

@@ -470,7 +470,11 @@ mod tests {
                 let (calls, bytes) = parser_load(&text);
                 // The nested line reaches the parser only re-quoted (a quoted string, linear
                 // to parse), once: the bytes parsed stay within twice the input's length.
-                assert!(bytes <= 2 * text.len(), "{bytes} bytes parsed for {}", text.len());
+                assert!(
+                    bytes <= 2 * text.len(),
+                    "{bytes} bytes parsed for {}",
+                    text.len()
+                );
                 loads.push(calls);
             }
             // The same number of parser calls at every size.
