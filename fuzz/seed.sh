@@ -1,6 +1,6 @@
 #!/bin/sh
-# Fill fuzz/corpus/skill_md with the seeds of the SKILL.md fuzz target: the odd packages of
-# fixtures/odd and ../shared/data/odd-skills, every 19th SKILL.md of the real library (about
+# Fill fuzz/corpus/skill_md with the seeds of the SKILL.md fuzz target: fuzz/regressions, the
+# odd packages of fixtures/odd and ../shared/data/odd-skills, every 19th SKILL.md of the real library (about
 # 300 files, a fixed choice), and a few nesting shapes. Files over 64 KiB are left out (the
 # run uses -max_len=65536). Missing data folders are skipped with a message.
 set -eu
@@ -15,6 +15,7 @@ add() { # add FILE NAME
     if [ "$size" -le 65536 ]; then cp "$1" "$out/$2"; n=$((n + 1)); fi
 }
 for f in "$here"/../fixtures/odd/*/SKILL.md; do add "$f" "fixture-$(basename "$(dirname "$f")")"; done
+for f in "$here"/regressions/*.md; do add "$f" "regression-$(basename "$f")"; done
 if [ -d "$shared/odd-skills" ]; then
     for f in "$shared"/odd-skills/*/SKILL.md; do add "$f" "odd-$(basename "$(dirname "$f")")"; done
 else
