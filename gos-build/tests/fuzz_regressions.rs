@@ -26,15 +26,25 @@ fn every_regression_input_parses_into_a_named_skill() {
     }
     seen.sort();
     assert!(seen.len() >= 9, "{} inputs", seen.len());
-    let get = |n: &str| seen.iter().find(|s| s.0 == n).unwrap_or_else(|| panic!("{n}"));
+    let get = |n: &str| {
+        seen.iter()
+            .find(|s| s.0 == n)
+            .unwrap_or_else(|| panic!("{n}"))
+    };
     for deep in ["nested-brackets-40k.md", "nested-braces-40k.md"] {
         let (_, name, notes) = get(deep);
         assert_eq!(name.as_deref(), Some("deep"));
-        assert!(notes.iter().any(|n| n.contains("nested deeper than 32")), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("nested deeper than 32")),
+            "{notes:?}"
+        );
     }
     let (_, name, notes) = get("oversized-frontmatter.md");
     assert_eq!(name.as_deref(), Some("big"));
-    assert!(notes.iter().any(|n| n.contains("65536-byte cap")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("65536-byte cap")),
+        "{notes:?}"
+    );
     assert_eq!(get("alias-bomb.md").1.as_deref(), Some("x"));
     assert_eq!(get("cr-only.md").1.as_deref(), Some("cr"));
 }

@@ -292,6 +292,15 @@ fn corrupt_files_are_named_with_a_rebuild_hint_and_tantivy_stays_quiet() {
         assert!(msg.contains("rebuild"), "{name}: {msg}");
         assert!(!msg.contains("panicked"), "{name}: {msg}");
     }
+    // A missing file says the same.
+    std::fs::rename(ws.join("graph.json"), tmp.path().join("graph.json")).unwrap();
+    let msg = stderr(&retrieve(&ws, &[]));
+    assert!(
+        msg.contains("graph.json")
+            && msg.contains("the file is missing")
+            && msg.contains("rebuild"),
+        "{msg}"
+    );
 }
 
 /// An over-long query is cut, and the retrieval says so on stderr and in the JSON.

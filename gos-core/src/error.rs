@@ -98,6 +98,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// An error reading a workspace file: a missing file means an incomplete workspace
+    /// ([`Error::Inconsistent`], whose message says rebuild); other failures stay I/O errors.
+    pub(crate) fn read(path: &std::path::Path, source: std::io::Error) -> Self {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            Error::Inconsistent {
+                path: path.to_path_buf(),
+                reason: "the file is missing".into(),
+            }
+        } else {
+            Error::io(path, source)
+        }
+    }
+
     /// Wrap an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

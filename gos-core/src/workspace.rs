@@ -69,7 +69,7 @@ pub struct Workspace {
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
     serde_json::from_str(&text).map_err(|source| Error::Json {
         path: path.to_path_buf(),
         source,

@@ -105,7 +105,7 @@ pub fn write_hnsw(hnsw: &Hnsw, path: &Path) -> Result<()> {
 /// # Errors
 /// [`Error::Io`] when unreadable, [`Error::Inconsistent`] when it does not decode.
 pub fn read_hnsw(path: &Path) -> Result<Hnsw> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::read(path, e))?;
     ciborium::from_reader(std::io::BufReader::new(file)).map_err(|e| Error::Inconsistent {
         path: path.to_path_buf(),
         reason: format!("cannot decode the HNSW index: {e}"),

@@ -140,12 +140,13 @@ impl Vectors {
     /// Read a file written by [`Vectors::write`].
     ///
     /// # Errors
-    /// [`Error::Io`] when unreadable; [`Error::Json`] when the header is not valid JSON;
+    /// [`Error::Io`] when unreadable ([`Error::Inconsistent`] when missing); [`Error::Json`]
+    /// when the header is not valid JSON;
     /// [`Error::Inconsistent`] (naming `path`, asking for a rebuild) when the magic, header or
     /// length is wrong (a truncated or foreign file), including a header whose
     /// `count * dim * 4` overflows, and when a value is NaN or infinite.
     pub fn read(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
         let bad = |reason: String| Error::Inconsistent {
             path: path.to_path_buf(),
             reason,
