@@ -14,7 +14,10 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(mut pkg) = parse_bytes(data) {
         assert!(!pkg.raw.contains('\r'), "normalized text keeps a CR");
-        assert!(!pkg.raw.starts_with('\u{feff}'), "normalized text keeps a BOM");
+        assert!(
+            !pkg.raw.starts_with('\u{feff}'),
+            "normalized text keeps a BOM"
+        );
         assert!(pkg.sections.iter().all(|s| (1..=6).contains(&s.level)));
         pkg.id = "fuzz/pkg".into();
         pkg.source_path = "fuzz/pkg/SKILL.md".into();
