@@ -15,8 +15,9 @@ use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
 use gos_core::workspace::{
     BuildTarget, FORMAT_VERSION, WorkspaceInfo, WorkspaceRoot, check_build_target, commit_dir,
-    staging_dir,
+    recover_interrupted_swap, staging_dir,
 };
+use gos_core::workspace_lock::{BuildLock, LockHolder};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -70,6 +71,9 @@ pub fn build_workspace(
 /// over so its replies are not lost). LLM failures never fail the build: they are counted in
 /// the report's `llm` section, whose `complete` flag says whether every request succeeded.
 ///
+/// The build waits for another build of the same workspace to finish (see
+/// [`build_workspace_locked`]).
+///
 /// # Errors
 /// As [`build_workspace`].
 pub fn build_workspace_with(
@@ -77,12 +81,34 @@ pub fn build_workspace_with(
     llm: Option<&LlmOptions>,
     progress: &dyn BuildProgress,
 ) -> Result<BuildReport, BuildError> {
-    build_library(opts, &LibrarySpec::single(&opts.library), llm, progress)
+    build_workspace_locked(opts, llm, progress, true, &|_| {})
+}
+
+/// [`build_workspace_with`], choosing what happens when another build holds the workspace's
+/// build lock ([`gos_core::workspace_lock`]): with `wait`, `on_wait` is called once with the
+/// holder and the build waits for the lock; without, the build fails at once.
+///
+/// The lock is taken after the target is checked (so a refused target gets no lock file) and
+/// held until the new workspace is in place. Holding it, the build first finishes what a build
+/// killed between its two renames left ([`recover_interrupted_swap`]).
+///
+/// # Errors
+/// As [`build_workspace`]; [`BuildError::Workspace`] wrapping [`gos_core::Error::Locked`]
+/// when the lock is held and `wait` is false.
+pub fn build_workspace_locked(
+    opts: &BuildOptions,
+    llm: Option<&LlmOptions>,
+    progress: &dyn BuildProgress,
+    wait: bool,
+    on_wait: &dyn Fn(&LockHolder),
+) -> Result<BuildReport, BuildError> {
+    let library = LibrarySpec::single(&opts.library);
+    build_library_cached(opts, &library, llm, progress, None, wait, on_wait)
 }
 
 /// Build a workspace from the roots and filters of `library` ([`crate::roots`]); `opts.library`
 /// is not read. With one unlabelled root and no filters this is exactly
-/// [`build_workspace_with`].
+/// [`build_workspace_with`]. Waits for the build lock.
 ///
 /// # Errors
 /// As [`build_workspace`]; also [`BuildError::Library`] for a root that cannot be read, a root
@@ -94,20 +120,23 @@ pub fn build_library(
     llm: Option<&LlmOptions>,
     progress: &dyn BuildProgress,
 ) -> Result<BuildReport, BuildError> {
-    build_library_cached(opts, library, llm, progress, None)
+    build_library_cached(opts, library, llm, progress, None, true, &|_| {})
 }
 
 /// [`build_library`], taking unchanged packages from `cache` instead of parsing them again and
-/// storing what it parses there (see [`crate::watch`]).
+/// storing what it parses there (see [`crate::watch`]), and waiting for the build lock or not
+/// as [`build_workspace_locked`] does.
 ///
 /// # Errors
-/// As [`build_library`].
+/// As [`build_library`] and [`build_workspace_locked`].
 pub fn build_library_cached(
     opts: &BuildOptions,
     library: &LibrarySpec,
     llm: Option<&LlmOptions>,
     progress: &dyn BuildProgress,
     cache: Option<&ParseCache>,
+    wait: bool,
+    on_wait: &dyn Fn(&LockHolder),
 ) -> Result<BuildReport, BuildError> {
     let start = Instant::now();
     let Some(first) = library.roots.first() else {
@@ -122,10 +151,18 @@ pub fn build_library_cached(
     })?;
     // Refuse a target gos does not own before any work: nothing outside a workspace gos wrote
     // is ever replaced or removed, and no root may hold the workspace or lie inside it.
-    let mut target = check_build_target(&opts.workspace, &root)?;
-    for other in &library.roots[1..] {
-        target = check_build_target(&opts.workspace, &other.path)?;
-    }
+    let check_all = || -> Result<BuildTarget, BuildError> {
+        let target = check_build_target(&opts.workspace, &root)?;
+        for other in &library.roots[1..] {
+            check_build_target(&opts.workspace, &other.path)?;
+        }
+        Ok(target)
+    };
+    check_all()?;
+    let _lock = BuildLock::acquire(&opts.workspace, wait, on_wait)?;
+    recover_interrupted_swap(&opts.workspace)?;
+    // Checked again under the lock: another build may have changed the target meanwhile.
+    let target = check_all()?;
     // Load the encoder first: a bad model directory fails before any other work.
     let embedder = opts.embed.as_ref().map(Embedder::load).transpose()?;
     let mut report = BuildReport {

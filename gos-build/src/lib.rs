@@ -54,7 +54,9 @@ mod markdown;
 mod parse;
 mod parsed;
 
-pub use build::{BuildOptions, build_library, build_workspace, build_workspace_with};
+pub use build::{
+    BuildOptions, build_library, build_workspace, build_workspace_locked, build_workspace_with,
+};
 pub use error::BuildError;
 pub use report::BuildReport;
 pub use roots::{LibrarySpec, Root};

@@ -11,5 +11,5 @@
 pub use crate::discover::{Discovery, discover};
 pub use crate::error::ParseError;
 pub use crate::frontmatter::Frontmatter;
-pub use crate::parse::parse_package;
+pub use crate::parse::{parse_bytes, parse_package};
 pub use crate::parsed::{CodeBlock, Section, SkillPackage};

@@ -48,22 +48,8 @@ pub fn parse_package(root: &Path, rel_dir: &Path) -> Result<SkillPackage, ParseE
 
     let mut recoveries = Vec::new();
     let bytes = read_capped(&path, &mut recoveries).map_err(io_at(&path))?;
-    if bytes.is_empty() {
-        return Err(unusable(&path, "empty SKILL.md"));
-    }
-    let content_hash = hex::encode(Sha256::digest(&bytes));
-    let text = decode(&bytes, &mut recoveries).map_err(|r| unusable(&path, &r))?;
-    let split = frontmatter::split(&text);
-    recoveries.extend(split.recoveries);
-    if split.frontmatter.fields.is_empty() && split.body.trim().is_empty() {
-        let reason = if split.text.trim().is_empty() {
-            "SKILL.md has no text (only whitespace or NUL bytes)"
-        } else {
-            "SKILL.md has neither frontmatter fields nor body text"
-        };
-        return Err(unusable(&path, reason));
-    }
-    let (sections, code_blocks) = markdown::parse_markdown(&split.body);
+    let mut parsed = parse_bytes(&bytes).map_err(|r| unusable(&path, &r))?;
+    recoveries.append(&mut parsed.recoveries);
 
     let mut files = Vec::new();
     if walk_files(&canon_root, &dir, "", &name, 0, &mut files) {
@@ -96,14 +82,51 @@ pub fn parse_package(root: &Path, rel_dir: &Path) -> Result<SkillPackage, ParseE
     Ok(SkillPackage {
         id,
         source_path,
+        files,
+        entrypoints,
+        references,
+        recoveries,
+        ..parsed
+    })
+}
+
+/// Parse the bytes of one SKILL.md (as read from disk, at most 1 MiB of them) into a
+/// package without a location: `id`, `source_path` and the file lists are empty, and
+/// `recoveries` holds only the repairs of the text. [`parse_package`] fills the rest; the fuzz
+/// target of `fuzz/` calls this directly.
+///
+/// # Errors
+/// The reason, in words, when the bytes cannot become a skill: empty, binary, or without any
+/// text.
+pub fn parse_bytes(bytes: &[u8]) -> Result<SkillPackage, String> {
+    if bytes.is_empty() {
+        return Err("empty SKILL.md".into());
+    }
+    let mut recoveries = Vec::new();
+    let content_hash = hex::encode(Sha256::digest(bytes));
+    let text = decode(bytes, &mut recoveries)?;
+    let split = frontmatter::split(&text);
+    recoveries.extend(split.recoveries);
+    if split.frontmatter.fields.is_empty() && split.body.trim().is_empty() {
+        let reason = if split.text.trim().is_empty() {
+            "SKILL.md has no text (only whitespace or NUL bytes)"
+        } else {
+            "SKILL.md has neither frontmatter fields nor body text"
+        };
+        return Err(reason.into());
+    }
+    let (sections, code_blocks) = markdown::parse_markdown(&split.body);
+    Ok(SkillPackage {
+        id: String::new(),
+        source_path: String::new(),
         frontmatter: split.frontmatter,
         body: split.body,
         raw: split.text,
         sections,
         code_blocks,
-        files,
-        entrypoints,
-        references,
+        files: Vec::new(),
+        entrypoints: Vec::new(),
+        references: Vec::new(),
         content_hash,
         recoveries,
     })

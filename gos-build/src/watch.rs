@@ -143,7 +143,8 @@ pub fn watch(
         // Taken before the build: a change made while it runs differs from it and triggers
         // the next build.
         let before = snapshot(&roots);
-        let result = build_library_cached(opts, library, llm, progress, Some(&cache));
+        let result =
+            build_library_cached(opts, library, llm, progress, Some(&cache), true, &|_| {});
         let rebuild = Rebuild {
             result,
             cache: cache.take_stats(),

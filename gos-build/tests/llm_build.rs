@@ -175,7 +175,9 @@ fn no_llm_and_an_unreachable_endpoint_both_keep_the_deterministic_graph() {
     assert!(!report.llm.complete);
     let req = report.llm.requests.as_ref().unwrap();
     assert_eq!(req.failures.get("unreachable"), Some(&7), "{req:?}");
-    assert_eq!(req.retries, 14);
+    // The client gives up after 3 connection failures in a row (gos_llm::client), so the 4
+    // workers make at most 3 + 3 attempts in all instead of 7 x 3.
+    assert!(req.retries <= 3, "{req:?}");
     assert_eq!(report.llm.skipped_total, 7);
     assert!(read(&down, "graph.json") == read(&plain, "graph.json"));
     assert!(read(&down, "manifest.json") == read(&plain, "manifest.json"));

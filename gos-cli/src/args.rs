@@ -165,6 +165,10 @@ pub struct BuildArgs {
     /// LLM build stages.
     #[command(flatten)]
     pub llm_build: LlmBuildArgs,
+    /// Fail at once when another build is writing the same workspace (default: wait for it,
+    /// saying which process holds the lock).
+    #[arg(long)]
+    pub no_wait: bool,
 }
 
 /// Arguments of `gos retrieve`.
@@ -197,11 +201,11 @@ pub struct RetrieveArgs {
     pub dense: DenseArgs,
     /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
     /// by the query's idf mass is below it.
-    #[arg(long, default_value_t = DEFAULT_MIN_SEED_SCORE, value_parser = finite_f32)]
+    #[arg(long, default_value_t = DEFAULT_MIN_SEED_SCORE, value_parser = finite_f32, allow_negative_numbers = true)]
     pub min_score: f32,
     /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best query-skill
     /// cosine is below it.
-    #[arg(long, default_value_t = DEFAULT_MIN_DENSE_SCORE, value_parser = finite_f32)]
+    #[arg(long, default_value_t = DEFAULT_MIN_DENSE_SCORE, value_parser = finite_f32, allow_negative_numbers = true)]
     pub min_dense_score: f32,
     /// Reranking after diffusion (cross-encoder needs --reranker-dir).
     #[arg(long, value_enum, default_value_t = RerankerKind::default())]
@@ -336,7 +340,7 @@ pub struct DenseArgs {
     #[arg(long, default_value_t = Fusion::default(), value_parser = fusion)]
     pub fusion: Fusion,
     /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
-    #[arg(long, default_value_t = rerank::DEFAULT_DENSE_WEIGHT, value_parser = finite)]
+    #[arg(long, default_value_t = rerank::DEFAULT_DENSE_WEIGHT, value_parser = finite, allow_negative_numbers = true)]
     pub dense_weight: f64,
     /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
     /// best cosine over them.
@@ -494,6 +498,88 @@ mod tests {
         assert!(open_unit_interval("0").is_err());
         assert_eq!(open_unit_interval("1"), Ok(1.0));
         assert!(at_least_one("0").is_err());
+    }
+
+    /// Every option whose value is an `f32` or `f64`, in every subcommand, refuses NaN and
+    /// infinities (found through the value parsers' types, so a new float option is checked
+    /// without being listed here).
+    #[test]
+    fn every_float_option_refuses_nan_and_infinity() {
+        use std::any::TypeId;
+        let cmd = Cli::command();
+        let mut checked = Vec::new();
+        for sub in cmd.get_subcommands() {
+            for arg in sub.get_arguments() {
+                let parser = arg.get_value_parser();
+                let id = parser.type_id();
+                if id != TypeId::of::<f64>() && id != TypeId::of::<f32>() {
+                    continue;
+                }
+                let long = arg.get_long().expect("float options are --long options");
+                // The option alone in a command of its own, with its own value parser.
+                let alone = clap::Command::new("t").arg(arg.clone().required(false));
+                let ok = alone
+                    .clone()
+                    .try_get_matches_from(["t", &format!("--{long}=0.5")]);
+                assert!(ok.is_ok(), "{} --{long} refused 0.5", sub.get_name());
+                for bad in ["NaN", "nan", "inf", "-inf", "infinity", "1e999"] {
+                    let parsed = alone
+                        .clone()
+                        .try_get_matches_from(["t", &format!("--{long}={bad}")]);
+                    assert!(
+                        parsed.is_err(),
+                        "{} --{long} accepted {bad}",
+                        sub.get_name()
+                    );
+                }
+                checked.push(format!(
+                    "{} --{}",
+                    sub.get_name(),
+                    arg.get_long().unwrap_or("?")
+                ));
+            }
+        }
+        // retrieve: min-score, min-dense-score, dense-weight, ce-weight, ce-reserved-share,
+        // llm-timeout-s; build: dependency-threshold, llm-timeout-s, llm-min-confidence; eval
+        // shares some of them.
+        assert!(checked.len() >= 9, "{checked:?}");
+        assert!(
+            checked.contains(&"retrieve --min-score".to_string()),
+            "{checked:?}"
+        );
+        // Floats inside structured values.
+        for bad in ["rrf:inf", "rrf:NaN", "weighted:NaN", "weighted:inf"] {
+            assert!(fusion(bad).is_err(), "--fusion accepted {bad}");
+        }
+        assert!(fusion("rrf:30").is_ok() && fusion("weighted:0.5").is_ok());
+    }
+
+    /// Negative values of the options where they mean something are read as values, not as
+    /// unknown flags, with or without `=`.
+    #[test]
+    fn negative_numbers_are_accepted_where_meaningful() {
+        for (flag, value) in [
+            ("--min-score", "-1"),
+            ("--min-dense-score", "-0.5"),
+            ("--dense-weight", "-0.25"),
+        ] {
+            for argv in [
+                vec!["gos", "retrieve", "-w", "ws", flag, value, "a query"],
+                vec!["gos", "retrieve", "-w", "ws", "a query", flag, value],
+            ] {
+                let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+                let Command::Retrieve(r) = cli.command else {
+                    panic!("not retrieve")
+                };
+                let got = match flag {
+                    "--min-score" => r.min_score as f64,
+                    "--min-dense-score" => r.min_dense_score as f64,
+                    _ => r.dense.dense_weight,
+                };
+                assert_eq!(got, value.parse::<f64>().unwrap(), "{argv:?}");
+                assert_eq!(r.query, "a query");
+            }
+        }
     }
 
     #[test]

@@ -4,9 +4,10 @@ use crate::BuildArgs;
 use crate::config::Config;
 use crate::progress::Bars;
 use anyhow::{Context, Result};
+use gos_build::build::build_library_cached;
 use gos_build::embed::EmbedOptions;
 use gos_build::relate::RelateOptions;
-use gos_build::{BuildOptions, BuildReport, build_library};
+use gos_build::{BuildOptions, BuildReport};
 use std::process::ExitCode;
 
 /// Exit status of a build whose workspace was written but whose LLM layer is incomplete.
@@ -70,7 +71,15 @@ pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
             Some(l) => format!("--root {l}={}", r.path.display()),
         })
         .collect();
-    let report = build_library(&opts, &library, llm.as_ref(), &bars).with_context(|| {
+    let on_wait = |holder: &gos_core::workspace_lock::LockHolder| {
+        eprintln!(
+            "waiting for {holder}, which is building {}",
+            args.workspace.display()
+        );
+    };
+    let wait = !args.no_wait;
+    let report = build_library_cached(&opts, &library, llm.as_ref(), &bars, None, wait, &on_wait)
+        .with_context(|| {
         format!(
             "building {} from {}",
             args.workspace.display(),

@@ -35,12 +35,32 @@ use std::process::ExitCode;
 
 pub use args::{BuildArgs, EvalArgs, RetrieveArgs, StatsArgs, SynthArgs};
 
+/// Log filter when neither `GOS_LOG` nor `RUST_LOG` is set: gos's own warnings, the servers'
+/// reloads (`gos_server=info`), and nothing from tantivy (its internal log lines mean nothing to a user; `GOS_LOG=tantivy=info` or
+/// `RUST_LOG=...` shows them).
+const DEFAULT_LOG_FILTER: &str = "warn,tantivy=off,gos_server=info";
+
+/// Die quietly from SIGPIPE when stdout is closed early (`gos retrieve ... | head`), as other
+/// command-line tools do, instead of Rust's default: ignoring the signal, so that the next
+/// `println!` panics ("failed printing to stdout: Broken pipe", exit status 101). Sockets are
+/// unaffected: Rust's networking sends with `MSG_NOSIGNAL`.
+#[cfg(unix)]
+fn die_quietly_on_broken_pipe() {
+    // SAFETY: called first thing in `main`, before any other thread exists; restoring the
+    // default disposition of one signal has no other effect on the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    die_quietly_on_broken_pipe();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GOS_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("GOS_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,gos_server=info")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();

@@ -84,6 +84,9 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     }
     let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
     let r = retriever.retrieve(text, &opts)?;
+    for note in &r.limits_applied {
+        eprintln!("note: {note}");
+    }
     if !args.json {
         print!("{}", r.bundle.rendered_context);
         return Ok(());

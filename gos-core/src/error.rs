@@ -17,7 +17,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A JSON document of the workspace is malformed.
-    #[error("{path}: invalid JSON: {source}")]
+    #[error("{path}: invalid JSON ({source}); the file is damaged: rebuild the workspace")]
     Json {
         /// File concerned.
         path: PathBuf,
@@ -53,7 +53,7 @@ pub enum Error {
         reason: String,
     },
     /// The BM25 index failed.
-    #[error("lexical index at {path}: {source}")]
+    #[error("{path}: the lexical index cannot be used ({source}); rebuild the workspace")]
     Index {
         /// Index directory.
         path: PathBuf,
@@ -78,6 +78,14 @@ pub enum Error {
         /// Why it is refused, and what to do instead.
         reason: String,
     },
+    /// Another build holds the workspace's build lock (see [`crate::workspace_lock`]).
+    #[error("{path}: another build is writing this workspace: {holder}; wait for it or try again")]
+    Locked {
+        /// The workspace path.
+        path: PathBuf,
+        /// Who holds the lock, in words (process id and lock file).
+        holder: String,
+    },
     /// An option has a value outside its documented range.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {
@@ -90,6 +98,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// An error reading a workspace file: a missing file means an incomplete workspace
+    /// ([`Error::Inconsistent`], whose message says rebuild); other failures stay I/O errors.
+    pub(crate) fn read(path: &std::path::Path, source: std::io::Error) -> Self {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            Error::Inconsistent {
+                path: path.to_path_buf(),
+                reason: "the file is missing".into(),
+            }
+        } else {
+            Error::io(path, source)
+        }
+    }
+
     /// Wrap an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -15,12 +15,16 @@ use crate::text::{ANALYZER_NAME, analyzer, term_counts};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tantivy::collector::TopDocs;
+use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
+use tantivy::directory::{
+    Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
+};
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
 };
-use tantivy::{DocAddress, Index, IndexReader, TantivyDocument, Term};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 /// Field boosts of the BM25 query, as `(field name, boost)`.
 pub const FIELD_BOOSTS: [(&str, f32); 5] = [
@@ -93,6 +97,91 @@ fn index_err(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
     }
 }
 
+/// A tantivy directory that only reads: every write fails with `PermissionDenied`, locks are
+/// granted without a lock file, and no file watcher is started.
+#[derive(Debug, Clone)]
+struct ReadOnlyDirectory(MmapDirectory);
+
+/// Bytes of the fixed part of tantivy's file footer (footer length and magic number, two
+/// `u32`s), the least any index file holds.
+const FOOTER_METADATA_BYTES: usize = 8;
+
+fn read_only(path: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        format!(
+            "{}: the workspace index is opened read-only",
+            path.display()
+        ),
+    )
+}
+
+impl Directory for ReadOnlyDirectory {
+    /// Files too short for tantivy's footer (8 bytes of length and magic number) are refused
+    /// here: tantivy 0.27 checks for 4 bytes, then slices 8 and panics on a 4- to 7-byte file.
+    fn get_file_handle(
+        &self,
+        path: &Path,
+    ) -> std::result::Result<std::sync::Arc<dyn FileHandle>, OpenReadError> {
+        let handle = self.0.get_file_handle(path)?;
+        if handle.len() < FOOTER_METADATA_BYTES {
+            return Err(OpenReadError::IoError {
+                io_error: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: {} bytes, too short for an index file; the file is damaged",
+                        path.display(),
+                        handle.len()
+                    ),
+                )
+                .into(),
+                filepath: path.to_path_buf(),
+            });
+        }
+        Ok(handle)
+    }
+
+    fn delete(&self, path: &Path) -> std::result::Result<(), DeleteError> {
+        Err(DeleteError::IoError {
+            io_error: read_only(path).into(),
+            filepath: path.to_path_buf(),
+        })
+    }
+
+    fn exists(&self, path: &Path) -> std::result::Result<bool, OpenReadError> {
+        self.0.exists(path)
+    }
+
+    fn open_write(&self, path: &Path) -> std::result::Result<WritePtr, OpenWriteError> {
+        Err(OpenWriteError::IoError {
+            io_error: read_only(path).into(),
+            filepath: path.to_path_buf(),
+        })
+    }
+
+    fn atomic_read(&self, path: &Path) -> std::result::Result<Vec<u8>, OpenReadError> {
+        self.0.atomic_read(path)
+    }
+
+    fn atomic_write(&self, path: &Path, _data: &[u8]) -> std::io::Result<()> {
+        Err(read_only(path))
+    }
+
+    fn sync_directory(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    /// Readers lock the meta file so that a writer's garbage collection in the same directory
+    /// cannot remove segments under them; a workspace index has no writer after its build.
+    fn acquire_lock(&self, _lock: &Lock) -> std::result::Result<DirectoryLock, LockError> {
+        Ok(DirectoryLock::from(Box::new(())))
+    }
+
+    fn watch(&self, _watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
+        Ok(WatchHandle::empty())
+    }
+}
+
 impl LexicalIndex {
     /// Create the index in `dir` (which must exist and be empty) from `docs`, single-threaded
     /// so that the segment layout is deterministic, and commit it.
@@ -121,16 +210,24 @@ impl LexicalIndex {
         Ok(())
     }
 
-    /// Open the index in `dir` for `node_count` nodes.
+    /// Open the index in `dir` for `node_count` nodes, read-only: nothing in `dir` is created,
+    /// written or locked (tantivy's reader lock and file watcher are not used, since a
+    /// workspace never changes in place; builds replace it whole), so a workspace on a
+    /// read-only mount or owned by another user opens as well.
     ///
     /// # Errors
     /// [`Error::Index`] when tantivy cannot open it; [`Error::Inconsistent`] when a document's
     /// node index is out of range.
     pub fn open(dir: &Path, node_count: usize) -> Result<Self> {
-        let index = Index::open_in_dir(dir).map_err(index_err(dir))?;
+        let mmap = MmapDirectory::open(dir).map_err(|e| index_err(dir)(e.into()))?;
+        let index = Index::open(ReadOnlyDirectory(mmap)).map_err(index_err(dir))?;
         index.tokenizers().register(ANALYZER_NAME, analyzer());
         let (_, fields) = schema();
-        let reader = index.reader().map_err(index_err(dir))?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(index_err(dir))?;
         let searcher = reader.searcher();
         let mut addresses = vec![None; node_count];
         for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {

@@ -94,6 +94,7 @@ pub mod seed;
 pub mod skill;
 pub mod text;
 pub mod workspace;
+pub mod workspace_lock;
 
 pub use error::{Error, Result};
 pub use graph::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph};

@@ -82,21 +82,84 @@ pub struct Workspace {
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
     serde_json::from_str(&text).map_err(|source| Error::Json {
         path: path.to_path_buf(),
         source,
     })
 }
 
+/// Attempts of [`Workspace::open`] when the directory is replaced while it reads.
+const OPEN_ATTEMPTS: u32 = 5;
+
+/// Identity of a directory (device and inode on Unix; modification time elsewhere), or `None`
+/// when it does not exist. A build's swap gives the workspace path a new identity.
+fn dir_identity(dir: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(dir).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let t = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some((t.as_secs(), t.subsec_nanos() as u64))
+    }
+}
+
 impl Workspace {
-    /// Open the workspace in `dir`.
+    /// Open the workspace in `dir`, read-only (nothing in `dir` is created or locked).
+    ///
+    /// A build may replace the workspace while it is read (two renames; see [`commit_dir`]).
+    /// Open notices when the directory changed identity or vanished during the reads and
+    /// reads again (up to 5 attempts, a few tens of milliseconds apart), so a reader never
+    /// mixes files of two builds. When `dir` is missing but a build killed between its two
+    /// renames left the previous workspace whole under `.NAME.old-PID` beside it, that copy
+    /// is opened (with a warning in the log); the next build puts it back
+    /// ([`recover_interrupted_swap`]).
     ///
     /// # Errors
     /// [`Error::NotAWorkspace`] when `workspace.json` is missing, [`Error::FormatVersion`] when
     /// it names another format version (the message says to rebuild), [`Error::Inconsistent`]
     /// when its files disagree, and I/O, JSON or index errors naming the file.
     pub fn open(dir: &Path) -> Result<Self> {
+        let mut attempt = 1;
+        loop {
+            let before = dir_identity(dir);
+            let result = Self::open_once(dir);
+            let stable = before.is_some() && before == dir_identity(dir);
+            if stable {
+                return result;
+            }
+            let leftover = interrupted_swaps(dir).into_iter().next();
+            if before.is_none() && leftover.is_none() {
+                // Nothing there and no swap under way: the plain error.
+                return result;
+            }
+            if attempt >= OPEN_ATTEMPTS {
+                if let (None, Some(old)) = (dir_identity(dir), leftover) {
+                    tracing::warn!(
+                        "workspace {} is missing: a build was interrupted while replacing it; \
+                         reading the previous workspace at {} (the next build restores it)",
+                        dir.display(),
+                        old.display()
+                    );
+                    return Self::open_once(&old);
+                }
+                return result;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20 * u64::from(attempt)));
+            attempt += 1;
+        }
+    }
+
+    /// One read of every file of the workspace in `dir`.
+    fn open_once(dir: &Path) -> Result<Self> {
         let info_path = dir.join("workspace.json");
         if !info_path.is_file() {
             return Err(Error::NotAWorkspace {
@@ -395,8 +458,8 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
 /// [`Error::UnsafeTarget`] as in [`check_build_target`]; I/O errors of the renames, naming the
 /// path.
 pub fn commit_dir(staging: &Path, target: &Path) -> Result<()> {
-    let marker = staging.join(STAGING_MARKER);
-    std::fs::remove_file(&marker).map_err(|e| Error::io(&marker, e))?;
+    // The marker goes last (after the renames), so that a staging directory left by a build
+    // killed during the swap still carries it and the next build removes it.
     match classify_target(target)? {
         BuildTarget::Absent => {
             std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
@@ -409,118 +472,81 @@ pub fn commit_dir(staging: &Path, target: &Path) -> Result<()> {
                 .unwrap_or_default();
             let old = parent.join(format!(".{name}.old-{}", std::process::id()));
             std::fs::rename(target, &old).map_err(|e| Error::io(target, e))?;
+            debug_pause_between_renames();
             std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
             std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
         }
     }
-    Ok(())
+    let marker = target.join(STAGING_MARKER);
+    std::fs::remove_file(&marker).map_err(|e| Error::io(&marker, e))
+}
+
+/// Test hook, compiled into debug builds only: when `GOS_DEBUG_PAUSE_BETWEEN_RENAMES` names
+/// a file, [`commit_dir`] writes that file between its two renames and sleeps 60 s, so a test
+/// can kill the build at the one moment the workspace path is missing. Release builds ignore
+/// the variable.
+fn debug_pause_between_renames() {
+    #[cfg(debug_assertions)]
+    if let Some(marker) = std::env::var_os("GOS_DEBUG_PAUSE_BETWEEN_RENAMES") {
+        let _ = std::fs::write(&marker, std::process::id().to_string());
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}
+
+/// Whole previous workspaces that builds of `target` left aside (`.NAME.old-PID` beside it,
+/// holding a gos `workspace.json`), newest first.
+fn interrupted_swaps(target: &Path) -> Vec<PathBuf> {
+    let parent = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let prefix = format!(".{name}.old-");
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(parent)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .filter(|p| matches!(classify_target(p), Ok(BuildTarget::Workspace { .. })))
+        .map(|p| {
+            let t = std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            (t, p)
+        })
+        .collect();
+    found.sort_by(|a, b| b.cmp(a));
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Finish what a build killed during [`commit_dir`] left behind. Call it holding the build
+/// lock ([`crate::workspace_lock::BuildLock`]), before building into `target`.
+///
+/// When `target` is missing and a previous workspace waits under `.NAME.old-PID`, the newest
+/// one is renamed back to `target` and its path returned; older ones, and all of them when
+/// `target` exists (a build killed after its second rename), are removed. Only directories
+/// holding a gos `workspace.json` are ever touched.
+///
+/// # Errors
+/// I/O errors of the rename or removals, naming the path.
+pub fn recover_interrupted_swap(target: &Path) -> Result<Option<PathBuf>> {
+    let mut leftovers = interrupted_swaps(target).into_iter();
+    let mut restored = None;
+    if dir_identity(target).is_none()
+        && std::fs::symlink_metadata(target).is_err()
+        && let Some(newest) = leftovers.next()
+    {
+        std::fs::rename(&newest, target).map_err(|e| Error::io(&newest, e))?;
+        restored = Some(newest);
+    }
+    for old in leftovers {
+        std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
+    }
+    Ok(restored)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn workspace_json(dir: &Path, skills: usize) {
-        std::fs::create_dir_all(dir).unwrap();
-        let text = format!(r#"{{"format":"gos-workspace","format_version":1,"skills":{skills}}}"#);
-        std::fs::write(dir.join("workspace.json"), text).unwrap();
-    }
-
-    #[test]
-    fn targets_gos_did_not_create_are_refused() {
-        let tmp = tempfile::tempdir().unwrap();
-        let lib = tmp.path().join("lib");
-        std::fs::create_dir_all(lib.join("pkg")).unwrap();
-        let user = tmp.path().join("user");
-        std::fs::create_dir_all(&user).unwrap();
-        std::fs::write(user.join("notes.txt"), "mine").unwrap();
-        let file = tmp.path().join("file.txt");
-        std::fs::write(&file, "mine").unwrap();
-        let refused = |t: &Path| -> String {
-            match check_build_target(t, &lib) {
-                Err(Error::UnsafeTarget { reason, .. }) => reason,
-                other => panic!("{} accepted: {other:?}", t.display()),
-            }
-        };
-        assert!(refused(&user).contains("not a gos workspace"));
-        assert!(refused(&file).contains("is a file"));
-        assert!(refused(&lib).contains("library itself"));
-        assert!(refused(tmp.path()).contains("contains the library"));
-        assert!(refused(&lib.join("pkg")).contains("inside the library"));
-        assert!(refused(&lib.join("new/ws")).contains("inside the library"));
-        // `..` in a path that does not exist yet still resolves into the library.
-        assert!(refused(&tmp.path().join("nope/../lib/ws")).contains("inside the library"));
-        #[cfg(unix)]
-        {
-            let link = tmp.path().join("link");
-            std::os::unix::fs::symlink(&user, &link).unwrap();
-            assert!(refused(&link).contains("symbolic link"));
-        }
-        assert_eq!(
-            std::fs::read_to_string(user.join("notes.txt")).unwrap(),
-            "mine"
-        );
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
-    }
-
-    #[test]
-    fn new_empty_and_gos_targets_are_accepted() {
-        let tmp = tempfile::tempdir().unwrap();
-        let lib = tmp.path().join("lib");
-        std::fs::create_dir_all(&lib).unwrap();
-        let new = tmp.path().join("a/b/ws");
-        assert_eq!(check_build_target(&new, &lib).unwrap(), BuildTarget::Absent);
-        let empty = tmp.path().join("empty");
-        std::fs::create_dir(&empty).unwrap();
-        assert_eq!(
-            check_build_target(&empty, &lib).unwrap(),
-            BuildTarget::Empty
-        );
-        let ws = tmp.path().join("ws");
-        workspace_json(&ws, 7);
-        assert_eq!(
-            check_build_target(&ws, &lib).unwrap(),
-            BuildTarget::Workspace { skills: 7 }
-        );
-    }
-
-    #[test]
-    fn only_marked_staging_leftovers_are_cleaned_up() {
-        let tmp = tempfile::tempdir().unwrap();
-        let target = tmp.path().join("ws");
-        let foreign = tmp.path().join(".ws.building-1");
-        std::fs::create_dir(&foreign).unwrap();
-        std::fs::write(foreign.join("keep.txt"), "mine").unwrap();
-        let stale = tmp.path().join(".ws.building-2");
-        std::fs::create_dir(&stale).unwrap();
-        std::fs::write(stale.join(STAGING_MARKER), "").unwrap();
-        let staging = staging_dir(&target).unwrap();
-        assert!(
-            foreign.join("keep.txt").is_file(),
-            "unmarked folder was removed"
-        );
-        assert!(!stale.exists(), "marked leftover was kept");
-        assert!(staging.join(STAGING_MARKER).is_file());
-        workspace_json(&staging, 1);
-        commit_dir(&staging, &target).unwrap();
-        assert!(target.join("workspace.json").is_file());
-        assert!(!target.join(STAGING_MARKER).exists());
-    }
-
-    #[test]
-    fn commit_refuses_a_target_that_changed_during_the_build() {
-        let tmp = tempfile::tempdir().unwrap();
-        let target = tmp.path().join("ws");
-        let staging = staging_dir(&target).unwrap();
-        std::fs::create_dir(&target).unwrap();
-        std::fs::write(target.join("report.docx"), "mine").unwrap();
-        assert!(matches!(
-            commit_dir(&staging, &target),
-            Err(Error::UnsafeTarget { .. })
-        ));
-        assert_eq!(
-            std::fs::read_to_string(target.join("report.docx")).unwrap(),
-            "mine"
-        );
-    }
-}
+mod tests;

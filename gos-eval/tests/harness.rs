@@ -124,7 +124,7 @@ fn default_arms_reproduce_the_reported_metrics() {
 | recall_at_50 | 1.000 | 1.000 | 1.000 | 1.000 |
 | fc_at_10 | 1.000 | 1.000 | 1.000 | 1.000 |
 | bundle_size | 8.00 | 8.00 | 7.90 | 7.60 |
-| context_chars | 9415 | 9339 | 9250 | 9026 |
+| context_chars | 9638 | 9562 | 9473 | 9250 |
 "
     );
     // Unrounded values and bootstrap intervals (seed 0, 5,000 resamples) as `gos eval` wrote
@@ -138,14 +138,14 @@ fn default_arms_reproduce_the_reported_metrics() {
     };
     assert!((value(1, "co_recovery") - 13.0 / 14.0).abs() < 1e-12);
     assert!((value(3, "precision") - 0.300_357_142_857_142_9).abs() < 1e-12);
-    assert!((value(0, "context_chars") - 9415.3).abs() < 1e-9);
+    assert!((value(0, "context_chars") - 9638.3).abs() < 1e-9);
     close(
         ci(&report, "forward/lexical", "recall_available"),
         (-0.033_333_333_333_333_34, -0.1, 0.0),
     );
     close(
         ci(&report, "no-graph/lexical", "context_chars"),
-        (-389.1, -1278.7, 153.504_999_999_999_94),
+        (-388.2, -1276.9225, 154.204_999_999_999_93),
     );
     assert_eq!(report.records.len(), 10);
     assert!(report.missing_oracles().is_empty());
@@ -184,7 +184,7 @@ fn hybrid_arm_reproduces_the_reported_metrics() {
 | recall_at_50 | 1.000 | 1.000 | 1.000 |
 | fc_at_10 | 1.000 | 0.900 | 0.900 |
 | bundle_size | 8.00 | 8.00 | 8.00 |
-| context_chars | 9415 | 9409 | 9050 |
+| context_chars | 9638 | 9639 | 9272 |
 "
     );
     close(
@@ -254,7 +254,8 @@ fn peer_script_is_scored_as_one_more_arm() {
         let peer = &record.arms[1];
         let expected: Vec<String> = ranking.ranked.iter().take(top_n).cloned().collect();
         assert_eq!(peer.bundle, expected, "task {}", record.id);
-        assert_eq!(peer.timings.total, ranking.ms);
+        // Query times differ between the two runs of the script; the report keeps its own.
+        assert!(peer.timings.total.is_finite() && peer.timings.total >= 0.0);
         // Recall over the available oracles, counted here from the ids alone.
         let oracle_ids: Vec<String> = record
             .oracles
@@ -317,7 +318,8 @@ fn cross_validation_chooses_on_the_other_folds() {
     assert_eq!(report.grid.len(), 2);
     assert_eq!(report.best_in_sample, 1);
     assert!((mean(&report.grid[1].means, "recall_available") - 1.0).abs() < 1e-12);
-    assert!((mean(&report.grid[1].means, "precision") - 0.287).abs() < 5e-4);
+    let p8 = mean(&report.grid[1].means, "precision");
+    assert!((p8 - 0.2875).abs() < 1e-12, "precision at top_n=8: {p8}");
     assert_eq!(mean(&report.grid[0].means, "bundle_size"), 1.0);
     assert!(mean(&report.grid[0].means, "recall_available") < 0.8);
     assert_eq!(report.folds.len(), 2);

@@ -7,9 +7,27 @@
 //! half of that (a `Retry-After` header in seconds, when present and larger, wins; every wait
 //! is capped at 30 s). Other 4xx statuses fail at once (a bad key or model name does not get
 //! better by waiting).
+//!
+//! Failing fast: after [`UNREACHABLE_AFTER`] consecutive connection failures (refused, reset,
+//! no route, DNS), counted across all requests of one client, no more attempts are made: the
+//! request in progress and every later one fail at once with [`ClientError::Unreachable`],
+//! so a dead endpoint costs seconds, not minutes of retries. Any HTTP answer resets the count.
+//!
+//! Secrets: the API key (and a password in the base URL) never appears in an error. Every
+//! text that comes from the endpoint or the transport (error bodies, transport errors, parse
+//! errors) is passed through [`ChatClient::redact`] before it is stored in a [`ClientError`],
+//! so reports, logs and messages built from errors cannot leak the key, whatever the server
+//! echoes.
 
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Consecutive connection failures after which a client stops trying (see the module doc).
+pub const UNREACHABLE_AFTER: u32 = 3;
+
+/// What replaces a secret in error texts.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// Longest single wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -130,6 +148,12 @@ pub struct ChatClient {
     config: ClientConfig,
     http: reqwest::blocking::Client,
     url: String,
+    /// Texts never to show: the API key and the base URL's password.
+    secrets: Vec<String>,
+    /// Connection failures in a row, over all requests (reset by any HTTP answer).
+    refusals: AtomicU32,
+    /// HTTP attempts made by this client, over all requests.
+    attempts_made: AtomicU64,
 }
 
 /// Deterministic-free jitter in `[0, max]`, from the clock and a counter (no RNG crate needed;
@@ -176,7 +200,53 @@ impl ChatClient {
                 reason: e.to_string(),
             })?;
         let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-        Ok(ChatClient { config, http, url })
+        let mut secrets: Vec<String> = config.api_key.iter().cloned().collect();
+        if let Ok(u) = reqwest::Url::parse(&config.base_url)
+            && let Some(p) = u.password()
+        {
+            secrets.push(p.to_string());
+        }
+        secrets.retain(|s| !s.is_empty());
+        Ok(ChatClient {
+            config,
+            http,
+            url,
+            secrets,
+            refusals: AtomicU32::new(0),
+            attempts_made: AtomicU64::new(0),
+        })
+    }
+
+    /// `text` with every occurrence of the API key and of the base URL's password replaced by
+    /// [`REDACTED`], and the token of any `Bearer ...` replaced too (a server may echo a
+    /// header in another spelling).
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.secrets {
+            out = out.replace(s.as_str(), REDACTED);
+        }
+        redact_bearer(&out)
+    }
+
+    /// HTTP attempts this client has made so far, over all requests (attempts skipped after
+    /// [`UNREACHABLE_AFTER`] connection failures are not counted).
+    pub fn attempts_made(&self) -> u64 {
+        self.attempts_made.load(Ordering::SeqCst)
+    }
+
+    /// Whether [`UNREACHABLE_AFTER`] connection failures in a row were seen.
+    fn given_up(&self) -> bool {
+        self.refusals.load(Ordering::SeqCst) >= UNREACHABLE_AFTER
+    }
+
+    fn gave_up_error(&self, attempts: u32) -> ClientError {
+        ClientError::Unreachable {
+            attempts,
+            reason: format!(
+                "gave up after {UNREACHABLE_AFTER} connection failures in a row to {}",
+                self.redact(&self.url)
+            ),
+        }
     }
 
     /// The configuration (the key stays hidden in its `Debug` form).
@@ -202,12 +272,18 @@ impl ChatClient {
         let body = Self::request_body(&self.config.model, messages);
         let mut attempt = 0u32;
         loop {
+            if self.given_up() {
+                return Err(self.gave_up_error(attempt));
+            }
             match self.attempt(&body, attempt + 1) {
                 Attempt::Done(r) => return Ok(r),
                 Attempt::Fail(e) => return Err(e),
                 Attempt::Retry(e, retry_after) => {
                     if attempt >= self.config.max_retries {
                         return Err(e);
+                    }
+                    if self.given_up() {
+                        return Err(self.gave_up_error(attempt + 1));
                     }
                     let wait = backoff(self.config.backoff_base, attempt, retry_after, salt);
                     tracing::debug!("LLM request failed ({e}); retrying in {wait:?}");
@@ -223,10 +299,17 @@ impl ChatClient {
         if let Some(key) = &self.config.api_key {
             req = req.bearer_auth(key);
         }
+        self.attempts_made.fetch_add(1, Ordering::SeqCst);
         let resp = match req.send() {
             Ok(r) => r,
-            Err(e) => return transport_failure(&e, attempts),
+            Err(e) => {
+                if e.is_connect() {
+                    self.refusals.fetch_add(1, Ordering::SeqCst);
+                }
+                return self.transport_failure(&e, attempts);
+            }
         };
+        self.refusals.store(0, Ordering::SeqCst);
         let status = resp.status().as_u16();
         let retry_after = resp
             .headers()
@@ -236,13 +319,13 @@ impl ChatClient {
             .map(Duration::from_secs);
         let text = match resp.text() {
             Ok(t) => t,
-            Err(e) => return transport_failure(&e, attempts),
+            Err(e) => return self.transport_failure(&e, attempts),
         };
         if !(200..300).contains(&status) {
             let err = ClientError::Status {
                 status,
                 attempts,
-                body: text.chars().take(200).collect(),
+                body: self.redact(&text).chars().take(200).collect(),
             };
             return if status == 429 || status >= 500 {
                 Attempt::Retry(err, retry_after)
@@ -256,9 +339,47 @@ impl ChatClient {
                 usage,
                 attempts,
             }),
-            Err(reason) => Attempt::Fail(ClientError::BadReply { reason }),
+            Err(reason) => Attempt::Fail(ClientError::BadReply {
+                reason: self.redact(&reason),
+            }),
         }
     }
+
+    /// A failure before a complete HTTP response (sending, or reading the body): a timeout or
+    /// an unreachable endpoint, both retried.
+    fn transport_failure(&self, e: &reqwest::Error, attempts: u32) -> Attempt {
+        let error = if e.is_timeout() {
+            ClientError::Timeout { attempts }
+        } else {
+            ClientError::Unreachable {
+                attempts,
+                reason: self.redact(&e.to_string()),
+            }
+        };
+        Attempt::Retry(error, None)
+    }
+}
+
+/// Replace the token after every `Bearer ` (any case) by [`REDACTED`].
+fn redact_bearer(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("bearer ").map(|i| i + from) {
+        let start = i + "bearer ".len();
+        let end = text[start..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '}' | ']'))
+            .map_or(text.len(), |e| start + e);
+        if end > start && &text[start..end] != REDACTED {
+            out.push_str(&text[rest..start]);
+            out.push_str(REDACTED);
+            rest = end;
+        }
+        from = end.max(start);
+    }
+    out.push_str(&text[rest..]);
+    out
 }
 
 /// `choices[0].message.content` and `usage` of a chat completion body.
@@ -277,20 +398,6 @@ pub fn parse_completion(text: &str) -> Result<(String, Usage), String> {
         .and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok())
         .unwrap_or_default();
     Ok((content.to_string(), usage))
-}
-
-/// A failure before a complete HTTP response (sending, or reading the body): a timeout or an
-/// unreachable endpoint, both retried.
-fn transport_failure(e: &reqwest::Error, attempts: u32) -> Attempt {
-    let error = if e.is_timeout() {
-        ClientError::Timeout { attempts }
-    } else {
-        ClientError::Unreachable {
-            attempts,
-            reason: e.to_string(),
-        }
-    };
-    Attempt::Retry(error, None)
 }
 
 #[cfg(test)]
@@ -335,5 +442,26 @@ mod tests {
             backoff_base: Duration::from_millis(1),
         };
         assert!(!format!("{cfg:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn redaction_covers_the_key_url_passwords_and_bearer_tokens() {
+        let client = ChatClient::new(ClientConfig {
+            base_url: "http://user:pw-1234@127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: Some("sk-live-42".into()),
+            timeout: Duration::from_secs(1),
+            max_retries: 0,
+            backoff_base: Duration::from_millis(1),
+        })
+        .unwrap();
+        let text = r#"{"error":"bad key sk-live-42","auth":"Bearer other-token","url":"http://user:pw-1234@h"} BEARER x"#;
+        let out = client.redact(text);
+        for secret in ["sk-live-42", "other-token", "pw-1234", "BEARER x"] {
+            assert!(!out.contains(secret), "{secret} in {out}");
+        }
+        assert_eq!(out.matches(REDACTED).count(), 4, "{out}");
+        assert_eq!(redact_bearer("no secrets here"), "no secrets here");
+        assert_eq!(redact_bearer("Bearer "), "Bearer ");
     }
 }

@@ -187,6 +187,11 @@ impl LlmService {
         self.client.is_none()
     }
 
+    /// The chat client; `None` offline.
+    pub fn client(&self) -> Option<&ChatClient> {
+        self.client.as_ref()
+    }
+
     /// The cache.
     pub fn cache(&self) -> &LlmCache {
         &self.cache

@@ -38,6 +38,9 @@ pub enum Fault {
     Delay(Duration),
     /// Answer 200 with this text as the assistant content instead of the fixture.
     Content(String),
+    /// Answer with this HTTP status and an error body that repeats the request's
+    /// `Authorization` header, as careless servers do (the key must not leak from there).
+    EchoAuthorization(u16),
 }
 
 struct Shared {
@@ -138,6 +141,7 @@ fn serve(s: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
     let mut length = 0usize;
+    let mut authorization = String::new();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
@@ -147,6 +151,11 @@ fn serve(s: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
             && k.trim().eq_ignore_ascii_case("content-length")
         {
             length = v.trim().parse().unwrap_or(0);
+        }
+        if let Some((k, v)) = line.split_once(':')
+            && k.trim().eq_ignore_ascii_case("authorization")
+        {
+            authorization = v.trim().to_string();
         }
     }
     let mut body = vec![0u8; length];
@@ -170,6 +179,13 @@ fn serve(s: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
                 code,
                 r#"{"error":{"message":"injected fault"}}"#,
             );
+        }
+        Some(Fault::EchoAuthorization(code)) => {
+            let body = serde_json::json!({"error": {
+                "message": format!("invalid credentials: {authorization}"),
+                "received_key": authorization.strip_prefix("Bearer ").unwrap_or(&authorization),
+            }});
+            return respond(&mut stream, code, &body.to_string());
         }
         Some(Fault::Delay(d)) => {
             std::thread::sleep(d);

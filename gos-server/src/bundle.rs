@@ -25,7 +25,7 @@ pub struct CallTimings {
 /// Keys: `status`, `query`, `mode`, `seed_source`, `rerank` (the reranker's name), `skills`
 /// (`id`, `name`, `source`, `score`, `reason`, `chars`, `clipped`, `omitted_chars`,
 /// `warnings`), `rendered_context`, `no_hit_reason` (why there is no bundle, `null` with one),
-/// `context_chars`, `seeds` (`id`, `rank`, `score`, `weight`), `top_seed_score`,
+/// `context_chars`, `limits_applied` (caps applied to the query, with what they cut), `seeds` (`id`, `rank`, `score`, `weight`), `top_seed_score`,
 /// `top_dense_score`, `rewrite` (`rewrite` as given, `null` without one) and `timings_ms`
 /// (the stage timings of `r` plus `timings`).
 pub fn bundle_json(
@@ -68,6 +68,7 @@ pub fn bundle_json(
             Decision::Hit { .. } => None,
         },
         "context_chars": r.bundle.rendered_context.chars().count(),
+        "limits_applied": r.limits_applied,
         "seeds": r.seeds.iter().map(|s| json!({
             "id": ws.manifest().nodes[s.node].id,
             "rank": s.rank,

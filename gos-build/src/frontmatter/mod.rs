@@ -10,8 +10,8 @@
 mod repair;
 mod value;
 use repair::*;
+pub use value::{MAX_FLOW_DEPTH, MAX_FRONTMATTER_BYTES, value_to_list, value_to_string};
 use value::{key_string, load, yaml_to_json};
-pub use value::{value_to_list, value_to_string};
 
 use std::collections::BTreeMap;
 
@@ -442,6 +442,74 @@ mod tests {
             Some("y")
         );
         assert!(t.elapsed().as_secs() < 5);
+    }
+
+    /// Bytes handed to the YAML parser while splitting `text`, and the parser calls.
+    fn parser_load(text: &str) -> (usize, usize) {
+        value::PARSED.with(|p| p.set((0, 0)));
+        split(text);
+        value::PARSED.with(|p| p.get())
+    }
+
+    #[test]
+    fn nested_brackets_are_refused_before_the_parser() {
+        for open in ["[", "{"] {
+            let mut loads = Vec::new();
+            for kb in [10, 20, 40] {
+                let line = open.repeat(kb * 1024);
+                let text = format!("---\nname: deep\ndescription: d\nx: {line}\n---\nbody");
+                let s = split(&text);
+                assert_eq!(s.frontmatter.get_str("name").as_deref(), Some("deep"));
+                assert!(
+                    s.recoveries
+                        .iter()
+                        .any(|r| r.contains("nested deeper than 32")),
+                    "{:?}",
+                    s.recoveries
+                );
+                let (calls, bytes) = parser_load(&text);
+                // The nested line reaches the parser only re-quoted (a quoted string, linear
+                // to parse), once: the bytes parsed stay within twice the input's length.
+                assert!(
+                    bytes <= 2 * text.len(),
+                    "{bytes} bytes parsed for {}",
+                    text.len()
+                );
+                loads.push(calls);
+            }
+            // The same number of parser calls at every size.
+            assert!(loads.windows(2).all(|w| w[0] == w[1]), "{loads:?}");
+        }
+    }
+
+    #[test]
+    fn oversized_frontmatter_is_read_key_by_key() {
+        let big = "word ".repeat(MAX_FRONTMATTER_BYTES / 5 + 10);
+        let text = format!("---\nname: big\ndescription: {big}\n---\nbody");
+        let s = split(&text);
+        assert_eq!(s.frontmatter.get_str("name").as_deref(), Some("big"));
+        assert!(
+            s.recoveries.iter().any(|r| r.contains("byte cap")),
+            "{:?}",
+            s.recoveries
+        );
+        let (_, bytes) = parser_load(&text);
+        // Only the small blocks reach the parser, each at most a few times.
+        assert!(bytes < 4 * 1024, "{bytes}");
+    }
+
+    #[test]
+    fn depth_scan_skips_quotes_and_comments() {
+        let deep = "[".repeat(40);
+        assert!(value::flow_depth_exceeds(&format!("a: {deep}"), 32));
+        assert!(!value::flow_depth_exceeds(&format!("a: \"{deep}\""), 32));
+        assert!(!value::flow_depth_exceeds(&format!("a: '{deep}'"), 32));
+        assert!(!value::flow_depth_exceeds(&format!("a: 1 # {deep}"), 32));
+        assert!(value::flow_depth_exceeds(
+            &format!("a: \"\\\"\" {deep}"),
+            32
+        ));
+        assert!(!value::flow_depth_exceeds("a: [[x]] ]]]] [[y]]", 2));
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub fn write_hnsw(hnsw: &Hnsw, path: &Path) -> Result<()> {
 /// # Errors
 /// [`Error::Io`] when unreadable, [`Error::Inconsistent`] when it does not decode.
 pub fn read_hnsw(path: &Path) -> Result<Hnsw> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::read(path, e))?;
     ciborium::from_reader(std::io::BufReader::new(file)).map_err(|e| Error::Inconsistent {
         path: path.to_path_buf(),
         reason: format!("cannot decode the HNSW index: {e}"),
@@ -116,15 +116,30 @@ pub fn read_hnsw(path: &Path) -> Result<Hnsw> {
 /// that search results can index the vectors and the manifest.
 ///
 /// # Errors
-/// [`Error::Inconsistent`] naming `path` (the HNSW file) when a value is out of range.
+/// [`Error::Inconsistent`] naming `path` (the HNSW file) when a value is out of range or a
+/// point holds NaN or infinity.
 pub fn check_hnsw_rows(hnsw: &Hnsw, rows: usize, path: &Path) -> Result<()> {
-    match hnsw.values.iter().find(|&&v| v as usize >= rows) {
-        Some(v) => Err(Error::Inconsistent {
+    let bad = |reason: String| {
+        Err(Error::Inconsistent {
             path: path.to_path_buf(),
-            reason: format!("the HNSW index names row {v} of a {rows}-row vectors file"),
-        }),
-        None => Ok(()),
+            reason,
+        })
+    };
+    if let Some(v) = hnsw.values.iter().find(|&&v| v as usize >= rows) {
+        return bad(format!(
+            "the HNSW index names row {v} of a {rows}-row vectors file"
+        ));
     }
+    if let Some((id, _)) = hnsw
+        .iter()
+        .find(|(_, p)| p.0.iter().any(|v| !v.is_finite()))
+    {
+        return bad(format!(
+            "point {} of the HNSW index holds a non-finite value",
+            id.into_inner()
+        ));
+    }
+    Ok(())
 }
 
 /// Exact top-`k` rows by cosine similarity to the unit vector `query`: `(row, cosine)` by

@@ -140,12 +140,13 @@ impl Vectors {
     /// Read a file written by [`Vectors::write`].
     ///
     /// # Errors
-    /// [`Error::Io`] when unreadable; [`Error::Json`] when the header is not valid JSON;
+    /// [`Error::Io`] when unreadable ([`Error::Inconsistent`] when missing); [`Error::Json`]
+    /// when the header is not valid JSON;
     /// [`Error::Inconsistent`] (naming `path`, asking for a rebuild) when the magic, header or
     /// length is wrong (a truncated or foreign file), including a header whose
-    /// `count * dim * 4` overflows.
+    /// `count * dim * 4` overflows, and when a value is NaN or infinite.
     pub fn read(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
         let bad = |reason: String| Error::Inconsistent {
             path: path.to_path_buf(),
             reason,
@@ -186,10 +187,20 @@ impl Vectors {
                 header.dim
             )));
         }
-        let data = bytes[body..]
+        let data: Vec<f32> = bytes[body..]
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
+        // One NaN makes every cosine NaN and every dense query silently empty: refuse it here.
+        if let Some(i) = data.iter().position(|v| !v.is_finite()) {
+            let dim = header.dim.max(1);
+            return Err(bad(format!(
+                "row {} holds a non-finite value ({}) at position {}; the file is damaged",
+                i / dim,
+                data[i],
+                i % dim
+            )));
+        }
         Ok(Vectors { header, data })
     }
 }
@@ -220,6 +231,33 @@ mod tests {
         std::fs::write(&p, &bytes[..bytes.len() - 3]).unwrap();
         let err = Vectors::read(&p).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
+    }
+
+    /// One NaN or infinity among the values is an error that names the file, the row and says
+    /// rebuild (before, every cosine became NaN and every dense query found nothing).
+    #[test]
+    fn non_finite_values_are_refused_on_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("vectors");
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let v = Vectors::from_rows(
+                "m@1".into(),
+                "card".into(),
+                2,
+                vec![vec![0.6, 0.8], vec![bad, 0.0]],
+                vec!["h1".into(), "h2".into()],
+            )
+            .unwrap();
+            v.write(&p).unwrap();
+            let err = Vectors::read(&p).unwrap_err();
+            assert!(matches!(err, Error::Inconsistent { .. }), "{err:?}");
+            let msg = err.to_string();
+            assert!(msg.contains("row 1 holds a non-finite value"), "{msg}");
+            assert!(
+                msg.contains(&p.display().to_string()) && msg.ends_with("rebuild it"),
+                "{msg}"
+            );
+        }
     }
 
     /// A header whose `count * dim * 4` does not fit in `usize` is a typed error naming the

@@ -12,6 +12,7 @@
 //!    its reason (`reason`).
 
 mod candidates;
+pub mod limits;
 mod reason;
 
 pub use crate::candidate::RankedSkill;
@@ -143,6 +144,8 @@ pub struct Retrieval {
     pub bundle: Bundle,
     /// Stage timings.
     pub timings: Timings,
+    /// Caps of [`limits`] that applied to this query, in words (empty for ordinary queries).
+    pub limits_applied: Vec<String>,
 }
 
 /// A model the retriever either borrows or owns.
@@ -316,9 +319,10 @@ impl<'w> Retriever<'w> {
             name: "SeedParams::source",
             reason: "dense and hybrid seeds need a query encoder (a model directory)".into(),
         })?;
+        let (query, _) = limits::cap_query(query);
         let mut texts = vec![query.to_string()];
         if chunks {
-            texts.extend(crate::dense::query_passages(query));
+            texts.extend(limits::capped_passages(query).0);
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         encoder.encode(&refs)
@@ -338,7 +342,12 @@ impl<'w> Retriever<'w> {
         opts: &RetrieveOptions,
     ) -> Result<Retrieval> {
         let start = Instant::now();
+        let (text, cut) = limits::cap_query(text);
+        let mut limits_applied: Vec<String> = cut.into_iter().collect();
         let source = self.seed_source(opts.seeds.source);
+        if source.needs_vectors() && opts.seeds.query_chunks {
+            limits_applied.extend(limits::capped_passages(text).1);
+        }
         let seeder = self.seeder(source, opts)?;
         let t = Instant::now();
         let embedded;
@@ -354,6 +363,21 @@ impl<'w> Retriever<'w> {
         }
         let t_encode = if source.needs_vectors() { ms(t) } else { 0.0 };
         let first = seeder.first_stage(&query, opts.seeds.pool_k.max(opts.seeds.seed_k))?;
+        if let Some((node, score)) = first
+            .bm25
+            .iter()
+            .chain(&first.dense)
+            .find(|(_, s)| !s.is_finite())
+        {
+            return Err(Error::Inconsistent {
+                path: self.ws.dir().to_path_buf(),
+                reason: format!(
+                    "skill {} got the non-finite first-stage score {score} (damaged vectors, \
+                     index or query encoder)",
+                    self.ws.manifest().nodes[*node].id
+                ),
+            });
+        }
         let seeds = seeds_from_pool(&first.pool, &opts.seeds);
         let t_seed = ms(start) - t_encode;
 
@@ -449,6 +473,7 @@ impl<'w> Retriever<'w> {
                 hydrate: t_hydrate,
                 total: ms(start),
             },
+            limits_applied,
         })
     }
 

@@ -137,8 +137,8 @@ impl FromStr for Fusion {
         match (kind, arg) {
             ("rrf", None) => Ok(Fusion::Rrf { k: DEFAULT_RRF_K }),
             ("rrf", Some(a)) => match num(a)? {
-                k if k > 0.0 => Ok(Fusion::Rrf { k }),
-                _ => Err(bad(format!("`{s}`: K must be > 0"))),
+                k if k > 0.0 && k.is_finite() => Ok(Fusion::Rrf { k }),
+                _ => Err(bad(format!("`{s}`: K must be a finite number > 0"))),
             },
             ("weighted", Some(a)) => match num(a)? {
                 w if (0.0..=1.0).contains(&w) => Ok(Fusion::Weighted { lexical: w }),
