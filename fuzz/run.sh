@@ -6,7 +6,7 @@
 # mid-run. libFuzzer stops at its first crash or timeout; this loop keeps the finding
 # (artifacts/) and starts again for the time left. Each round prints libFuzzer's final stats
 # (executions, slowest unit, peak RSS). -timeout is wall-clock time: on a loaded machine,
-# re-run a reported slow unit alone before believing it (see docs/fuzzing.md).
+# re-run a reported slow unit alone before believing it (see docs/robustness.md).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 total=${1:-3600}

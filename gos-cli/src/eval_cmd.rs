@@ -109,7 +109,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         eprintln!(
             "evaluated {} arms on {} tasks ({} oracle skills missing from the workspace); \
              report in {}",
-            config.arms.len(),
+            report.arms.len(),
             report.records.len(),
             report.missing_oracles().len(),
             args.out.display()

@@ -120,6 +120,29 @@ impl EvalReport {
         }
     }
 
+    /// With a peer arm ([`crate::peer::PEER_ARM`]): one sentence comparing its median latency
+    /// with the baseline's, e.g. "peer p50 latency 481.8 ms, reverse/lexical 37.3 ms: gos is
+    /// 12.9x faster".
+    pub fn peer_latency_ratio(&self) -> Option<String> {
+        let peer = self.arms.iter().position(|a| a == crate::peer::PEER_ARM)?;
+        let p50 = |arm: usize| {
+            self.summaries[arm]
+                .iter()
+                .find(|(m, _)| *m == "latency_p50_ms")
+                .and_then(|(_, v)| *v)
+        };
+        let (peer_ms, base_ms) = (p50(peer)?, p50(self.baseline)?);
+        (base_ms > 0.0).then(|| {
+            format!(
+                "{} p50 latency {peer_ms:.1} ms, {} {base_ms:.1} ms: gos is {:.1}x faster \
+                 (same run, same machine).",
+                crate::peer::PEER_ARM,
+                self.arms[self.baseline],
+                peer_ms / base_ms
+            )
+        })
+    }
+
     /// `(task id, oracle dir, oracle name)` of every oracle skill missing from the workspace.
     pub fn missing_oracles(&self) -> Vec<(&str, &str, &str)> {
         self.records
@@ -266,6 +289,9 @@ impl EvalReport {
         );
         let _ = writeln!(md, "## Metrics\n");
         let _ = writeln!(md, "{}", metric_table(&self.arms, &self.summaries));
+        if let Some(line) = self.peer_latency_ratio() {
+            let _ = writeln!(md, "{line}\n");
+        }
         let _ = writeln!(
             md,
             "## Difference from {base} (paired bootstrap, {} resamples, seed {}, {:.0}% \

@@ -247,6 +247,14 @@ fn peer_script_is_scored_as_one_more_arm() {
     );
     assert_eq!(report.baseline, 0);
     assert!(report.ci.contains_key("peer"));
+    let ratio = report
+        .peer_latency_ratio()
+        .expect("a peer arm has a latency ratio");
+    assert!(
+        ratio.starts_with("peer p50 latency") && ratio.contains("x faster"),
+        "{ratio}"
+    );
+    assert!(report.to_markdown().contains(&ratio));
     let top_n = RetrieveOptions::default().budgets.top_n;
     let mut recall_sum = 0.0;
     for (record, ranking) in report.records.iter().zip(&direct) {
