@@ -29,19 +29,25 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
+/// The reloader of a served workspace (file watch and SIGHUP), unless `--no-watch`; it runs
+/// until the returned handle is dropped. Call inside the runtime.
+pub fn reloader(
+    served: &ServedWorkspaceArgs,
+    state: &Arc<ServerState>,
+) -> Result<Option<gos_server::reload::Reloader>> {
+    if served.no_watch {
+        return Ok(None);
+    }
+    let r = gos_server::reload::spawn(state.clone(), gos_server::reload::DEFAULT_DEBOUNCE)?;
+    Ok(Some(r))
+}
+
 /// Run `gos mcp`.
 pub fn run(args: McpArgs) -> Result<()> {
     let (state, limits) = open_state(&args.served)?;
     let rt = runtime()?;
     rt.block_on(async {
-        let _reloader = if args.served.no_watch {
-            None
-        } else {
-            Some(gos_server::reload::spawn(
-                state.clone(),
-                gos_server::reload::DEFAULT_DEBOUNCE,
-            )?)
-        };
+        let _reloader = reloader(&args.served, &state)?;
         tracing::info!(
             workspace = %args.served.workspace.display(),
             "serving MCP on stdio"

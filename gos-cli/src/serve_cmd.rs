@@ -42,14 +42,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     };
     let rt = runtime()?;
     rt.block_on(async {
-        let _reloader = if args.served.no_watch {
-            None
-        } else {
-            Some(gos_server::reload::spawn(
-                state.clone(),
-                gos_server::reload::DEFAULT_DEBOUNCE,
-            )?)
-        };
+        let _reloader = crate::mcp_cmd::reloader(&args.served, &state)?;
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
             .with_context(|| format!("binding {}", args.addr))?;
