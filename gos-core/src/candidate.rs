@@ -26,3 +26,22 @@ pub struct RankedSkill {
     /// Cross-encoder score (logit scale) when the cross-encoder stage scored this candidate.
     pub cross_encoder_score: Option<f32>,
 }
+
+#[cfg(test)]
+impl RankedSkill {
+    /// A candidate with only its node, id `s{node}` and final score set (unit tests).
+    pub(crate) fn scored(node: usize, score: f64) -> Self {
+        RankedSkill {
+            node,
+            id: format!("s{node}"),
+            score,
+            graph_score: 0.0,
+            pool_score: 0.0,
+            pool_rank: None,
+            bm25_score: None,
+            dense_score: None,
+            seed_rank: None,
+            cross_encoder_score: None,
+        }
+    }
+}

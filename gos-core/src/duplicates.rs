@@ -141,18 +141,7 @@ mod tests {
         nodes
             .iter()
             .enumerate()
-            .map(|(i, &node)| RankedSkill {
-                node,
-                id: format!("s{node}"),
-                score: 1.0 / (i + 1) as f64,
-                graph_score: 0.0,
-                pool_score: 0.0,
-                pool_rank: None,
-                bm25_score: None,
-                dense_score: None,
-                seed_rank: None,
-                cross_encoder_score: None,
-            })
+            .map(|(i, &node)| RankedSkill::scored(node, 1.0 / (i + 1) as f64))
             .collect()
     }
 

@@ -86,18 +86,7 @@ mod tests {
     use super::*;
 
     fn ranked(node: usize) -> RankedSkill {
-        RankedSkill {
-            node,
-            id: String::new(),
-            score: 0.0,
-            graph_score: 0.0,
-            pool_score: 0.0,
-            pool_rank: None,
-            bm25_score: None,
-            dense_score: None,
-            seed_rank: None,
-            cross_encoder_score: None,
-        }
+        RankedSkill::scored(node, 0.0)
     }
 
     fn edge(s: &str, t: &str, provenance: EdgeProvenance) -> SkillEdge {

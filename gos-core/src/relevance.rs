@@ -189,18 +189,7 @@ mod tests {
         scores
             .iter()
             .enumerate()
-            .map(|(node, &score)| RankedSkill {
-                node,
-                id: format!("s{node}"),
-                score,
-                graph_score: 0.0,
-                pool_score: 0.0,
-                pool_rank: None,
-                bm25_score: None,
-                dense_score: None,
-                seed_rank: None,
-                cross_encoder_score: None,
-            })
+            .map(|(node, &score)| RankedSkill::scored(node, score))
             .collect()
     }
 

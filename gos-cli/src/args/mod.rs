@@ -424,60 +424,11 @@ pub struct LlmBuildArgs {
     pub llm_min_confidence: f64,
 }
 
-/// How `gos mcp` and `gos serve` load the workspace they serve.
-#[derive(Debug, clap::Args)]
-pub struct ServedWorkspaceArgs {
-    /// Workspace directory built by `gos build`; re-opened by path after a rebuild.
-    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
-    pub workspace: PathBuf,
-    /// Sentence encoder directory for the query embeddings; default: the one the workspace
-    /// recorded at build time (workspace.json `dense.model_dir`).
-    #[arg(long, env = "GOS_MODEL_DIR")]
-    pub model_dir: Option<PathBuf>,
-    /// Seed lexically only: never load a sentence encoder, even when the workspace has
-    /// vectors.
-    #[arg(long)]
-    pub lexical: bool,
-    /// Do not reload the workspace when it is rebuilt (SIGHUP still reloads).
-    #[arg(long)]
-    pub no_watch: bool,
-    /// Most characters of a query.
-    #[arg(long, default_value_t = gos_server::Limits::default().max_query_chars, value_parser = at_least_one)]
-    pub max_query_chars: usize,
-    /// Most skills a request may ask for (max_skills, limit).
-    #[arg(long, default_value_t = gos_server::Limits::default().max_skills, value_parser = at_least_one)]
-    pub max_skills: usize,
-}
+mod library;
+mod serve;
 
-/// Arguments of `gos mcp`.
-#[derive(Debug, clap::Args)]
-pub struct McpArgs {
-    /// The workspace and its limits.
-    #[command(flatten)]
-    pub served: ServedWorkspaceArgs,
-}
-
-/// Arguments of `gos serve`.
-#[derive(Debug, clap::Args)]
-pub struct ServeArgs {
-    /// The workspace and its limits.
-    #[command(flatten)]
-    pub served: ServedWorkspaceArgs,
-    /// Address to listen on; loopback by default. Port 0 picks a free port (printed on
-    /// stderr).
-    #[arg(long, default_value = "127.0.0.1:8765")]
-    pub addr: std::net::SocketAddr,
-    /// Largest request body in bytes.
-    #[arg(long, default_value_t = 64 * 1024, value_parser = at_least_one)]
-    pub max_body_bytes: usize,
-    /// Seconds a request may run before it gets a 503.
-    #[arg(long, default_value_t = 30, value_parser = at_least_one)]
-    pub timeout_secs: usize,
-    /// Host name the /mcp endpoint accepts besides the loopback names (repeatable; needed
-    /// when clients reach the server by another name).
-    #[arg(long)]
-    pub allow_host: Vec<String>,
-}
+pub use library::{CompletionsArgs, ExportArgs, ExportFormat, LibraryArgs, LintArgs, ShowArgs};
+pub use serve::{McpArgs, ServeArgs, ServedWorkspaceArgs};
 
 #[cfg(test)]
 mod tests {
@@ -598,101 +549,4 @@ mod tests {
             assert!(help.contains(value), "--help lacks {value}");
         }
     }
-}
-
-// ---- Skill libraries as people keep them (issue 13): roots, lint, show, export, completions.
-
-/// Where the skill packages are: roots, labels, the standard agent folders, id globs.
-#[derive(Debug, Clone, clap::Args)]
-pub struct LibraryArgs {
-    /// Library roots: folders whose subfolders hold SKILL.md packages. One root keeps ids
-    /// relative to it; with several, each id is prefixed with its root's label (the folder
-    /// name) so roots never collide (docs/workspace.md).
-    #[arg(value_name = "ROOT")]
-    pub roots: Vec<PathBuf>,
-    /// A root with an explicit label: `LABEL=PATH` (ids become `LABEL/relative/path`).
-    #[arg(long = "root", value_name = "LABEL=PATH")]
-    pub labelled: Vec<String>,
-    /// Add the standard agent skill folders that exist (~/.claude/skills, ~/.codex/skills,
-    /// ~/.agents/skills, and ./.claude/skills, ./.codex/skills, ./.agents/skills).
-    #[arg(long)]
-    pub agent_roots: bool,
-    /// Keep only skills whose id matches one of these globs (`*` crosses `/`).
-    #[arg(long, value_name = "GLOB")]
-    pub include: Vec<String>,
-    /// Leave out skills whose id matches one of these globs.
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-    /// Config file (default: gos.toml next to the workspace, i.e. in its parent directory).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-}
-
-/// Arguments of `gos lint`.
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit status: 0 clean, 1 errors (or warnings with --strict), 2 usage or I/O error. Rules: docs/libraries.md."
-)]
-pub struct LintArgs {
-    /// Library roots, `--root`, `--agent-roots`, globs, config file.
-    #[command(flatten)]
-    pub library: LibraryArgs,
-    /// Print the findings as one JSON object on stdout.
-    #[arg(long)]
-    pub json: bool,
-    /// Count warnings as errors for the exit status.
-    #[arg(long)]
-    pub strict: bool,
-}
-
-/// Arguments of `gos show`.
-#[derive(Debug, clap::Args)]
-pub struct ShowArgs {
-    /// Skill id.
-    pub id: String,
-    /// Workspace directory.
-    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
-    pub workspace: PathBuf,
-    /// Print as one JSON object on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Graph export formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    /// Graphviz DOT.
-    Dot,
-    /// GraphML (XML).
-    Graphml,
-    /// JSON: `{"nodes": [...], "edges": [...]}` as in graph.json.
-    Json,
-}
-
-/// Arguments of `gos export`.
-#[derive(Debug, clap::Args)]
-pub struct ExportArgs {
-    /// Workspace directory.
-    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
-    pub workspace: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum)]
-    pub format: ExportFormat,
-    /// Export only the neighbourhood of these skill ids (comma-separated or repeated).
-    #[arg(long, value_delimiter = ',')]
-    pub ids: Vec<String>,
-    /// Hops from `--ids` kept, following edges in both directions.
-    #[arg(long, default_value_t = 1)]
-    pub depth: usize,
-    /// Write to this file instead of stdout.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-}
-
-/// Arguments of `gos completions`.
-#[derive(Debug, clap::Args)]
-pub struct CompletionsArgs {
-    /// Shell.
-    #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
 }
