@@ -24,9 +24,11 @@ mod bert;
 mod pair;
 #[cfg(any(test, feature = "test-support"))]
 pub mod random;
+pub mod scorer;
 mod xlm_roberta;
 
 pub use pair::truncate_chars;
+pub use scorer::{PairScorer, load_pair_scorer};
 
 use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};

@@ -2,6 +2,7 @@
 //! nearest-neighbour search over them.
 //!
 //! - [`encoder`]: a BERT-family sentence encoder on candle (mean pooling, L2 normalization);
+//! - [`embedder`]: [`TextEmbedder`], the model-family-independent interface retrievers hold;
 //! - [`vectors`]: the `vectors` file (f32 little-endian rows with a JSON header naming model,
 //!   view, dimension and count);
 //! - [`index`]: exact search below a size threshold, instant-distance HNSW above it.
@@ -10,10 +11,14 @@
 //! measurements behind the default.
 
 #[cfg(feature = "neural")]
+pub mod embedder;
+#[cfg(feature = "neural")]
 pub mod encoder;
 pub mod index;
 pub mod vectors;
 
+#[cfg(feature = "neural")]
+pub use embedder::{TextEmbedder, load_embedder};
 #[cfg(feature = "neural")]
 pub use encoder::SentenceEncoder;
 pub use index::{DenseIndex, HnswParams};
