@@ -29,7 +29,9 @@ impl StageModelArgs {
                 Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
                     out.insert(k.trim().to_string(), PathBuf::from(v.trim()));
                 }
-                _ => bail!("--stage-model expects STAGE=DIR (e.g. shallow=models/ms-marco-MiniLM-L-6-v2), got `{item}`"),
+                _ => bail!(
+                    "--stage-model expects STAGE=DIR (e.g. shallow=models/ms-marco-MiniLM-L-6-v2), got `{item}`"
+                ),
             }
         }
         Ok(out)
@@ -41,7 +43,10 @@ impl StageModelArgs {
 ///
 /// # Errors
 /// Naming the unknown stage and the stages there are.
-pub fn check_stage_names(models: &BTreeMap<String, PathBuf>, specs: &[&PipelineSpec]) -> Result<()> {
+pub fn check_stage_names(
+    models: &BTreeMap<String, PathBuf>,
+    specs: &[&PipelineSpec],
+) -> Result<()> {
     let mut known = Vec::new();
     for p in specs {
         for s in &p.stages {

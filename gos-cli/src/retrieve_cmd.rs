@@ -127,7 +127,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let mut out = gos_server::bundle::bundle_json(
         &ws,
         &query,
-        opts.mode,
+        r.mode,
         &r,
         &rerank_name,
         json!(rewrite),

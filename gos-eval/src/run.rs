@@ -248,7 +248,9 @@ fn run_pipeline(
     let pipeline = models
         .pipelines
         .and_then(|p| p.get(&arm.name))
-        .ok_or_else(|| Error::MissingModel(format!("arm {} needs its pipeline loaded", arm.name)))?;
+        .ok_or_else(|| {
+            Error::MissingModel(format!("arm {} needs its pipeline loaded", arm.name))
+        })?;
     match pipeline.run(retriever, text, base) {
         Ok(run) => Ok(run.retrieval),
         Err(gos_pipeline::Error::Core { stage, source }) => Err(Error::Retrieve {

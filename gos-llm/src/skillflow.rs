@@ -151,7 +151,11 @@ fn clip(s: &str, max: usize) -> &str {
 }
 
 fn one_line(s: &str) -> String {
-    clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), MAX_QUERY_CHARS).to_string()
+    clip(
+        &s.split_whitespace().collect::<Vec<_>>().join(" "),
+        MAX_QUERY_CHARS,
+    )
+    .to_string()
 }
 
 /// The multi-query prompt of `task` for `m` queries; `retry` 0 is the first request, 1 and 2
@@ -410,9 +414,8 @@ pub fn select_skills(
                     chosen = keep_sorted.into_iter().map(|k| chosen[k]).collect();
                     cached &= a.cached;
                 }
-                _ => notes.push(
-                    "specificity filter reply unusable or empty; kept the selection".into(),
-                ),
+                _ => notes
+                    .push("specificity filter reply unusable or empty; kept the selection".into()),
             },
             Some(Err(f)) => notes.push(format!(
                 "specificity filter failed ({f}); kept the selection"

@@ -134,7 +134,11 @@ pub fn doc_vectors(
 }
 
 /// Write `vectors` to a temporary file in `dir`, then rename it to `path`.
-fn write_atomically(vectors: &Vectors, dir: &std::path::Path, path: &PathBuf) -> Result<(), String> {
+fn write_atomically(
+    vectors: &Vectors,
+    dir: &std::path::Path,
+    path: &PathBuf,
+) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let tmp = path.with_extension(format!("vec.tmp{}", std::process::id()));
     vectors.write(&tmp).map_err(|e| e.to_string())?;

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The name is neither a preset nor a readable file.
-    #[error("unknown pipeline `{0}`: use gos, skillflow, skillrouter or the path of a TOML pipeline file")]
+    #[error(
+        "unknown pipeline `{0}`: use gos, skillflow, skillrouter or the path of a TOML pipeline file"
+    )]
     Unknown(String),
     /// The pipeline file could not be read.
     #[error("cannot read pipeline file {path}: {source}")]

@@ -40,7 +40,12 @@ pub struct StageTrace {
     pub fallbacks: Vec<String>,
     /// Stage-specific facts (queries, document-vector cache, union size, LLM outcome).
     pub detail: Value,
+    /// Ids of the first [`TRACE_HEAD`] candidates out, in order.
+    pub head: Vec<String>,
 }
+
+/// Candidates a [`StageTrace`] names.
+pub const TRACE_HEAD: usize = 10;
 
 /// The trace of one pipeline run: what `gos retrieve --json` prints under `pipeline`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -140,10 +145,9 @@ impl Pipeline {
                     Stage::Dense(Box::new(DenseRunner::new(d.clone(), m)))
                 }
                 StageSpec::Rerank(r) => {
-                    let dir = model_dir(models, &spec.name, &r.name, r.model.as_ref())
-                        .ok_or_else(|| {
-                            missing("a cross-encoder such as cross-encoder/ms-marco-MiniLM-L-6-v2")
-                        })?;
+                    let dir = model_dir(models, &spec.name, &r.name, r.model.as_ref()).ok_or_else(
+                        || missing("a cross-encoder such as cross-encoder/ms-marco-MiniLM-L-6-v2"),
+                    )?;
                     let m = load_pair_scorer(&dir, device, r.max_length).map_err(core(&r.name))?;
                     Stage::Rerank(r.clone(), m)
                 }
@@ -261,6 +265,12 @@ impl Pipeline {
                 model,
                 fallbacks: notes.fallbacks,
                 detail: notes.detail,
+                head: cands
+                    .iter()
+                    .flatten()
+                    .take(TRACE_HEAD)
+                    .map(|c| ws.manifest().nodes[c.node].id.clone())
+                    .collect(),
             });
         }
         let trace = PipelineTrace {

@@ -489,7 +489,10 @@ mod tests {
         let StageSpec::Dense(d) = &p.stages[0] else {
             panic!()
         };
-        assert_eq!((d.depth, d.keep, d.view.clone()), (200, 1000, DocView::Description));
+        assert_eq!(
+            (d.depth, d.keep, d.view.clone()),
+            (200, 1000, DocView::Description)
+        );
         let err = |t: &str| {
             PipelineSpec::from_toml(t, Path::new("p.toml"))
                 .unwrap_err()

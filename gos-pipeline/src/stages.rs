@@ -118,10 +118,9 @@ impl DenseRunner {
         let (vectors, cache) = self.vectors(ws)?;
         let task_text = capped(task, s.query_chars);
         let mut texts: Vec<String> = match s.queries {
-            QuerySource::Generated if !queries.is_empty() => queries
-                .iter()
-                .map(|q| capped(q, s.query_chars))
-                .collect(),
+            QuerySource::Generated if !queries.is_empty() => {
+                queries.iter().map(|q| capped(q, s.query_chars)).collect()
+            }
             _ => vec![task_text.clone()],
         };
         let task_is_query = texts == [task_text.clone()];
