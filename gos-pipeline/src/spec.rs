@@ -11,7 +11,7 @@
 //! [[stage]]
 //! kind = "rerank"
 //! name = "shallow"
-//! max_chars = 512
+//! view = { kind = "text", max_chars = 512 }
 //! keep = 10
 //! model = "models/ms-marco-MiniLM-L-6-v2"
 //! ```
