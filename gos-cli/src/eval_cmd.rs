@@ -87,9 +87,11 @@ pub fn run(args: EvalArgs) -> Result<()> {
         },
         peer,
     };
+    let pipelines = crate::pipeline_args::eval_pipelines(&args, &config.arms)?;
     let models = Models {
         encoder: encoder.as_ref(),
         cross_encoder: cross_encoder.as_ref().map(|(ce, p)| (ce, *p)),
+        pipelines: Some(&pipelines),
     };
     let bar = progress(args.quiet);
     if let Some(k) = args.cv {

@@ -29,6 +29,9 @@ mod lint_cmd;
 mod show_cmd;
 mod watch_cmd;
 
+// Retrieval pipelines (issue 15).
+mod pipeline_args;
+
 use args::{Cli, Command};
 use clap::Parser;
 use std::process::ExitCode;

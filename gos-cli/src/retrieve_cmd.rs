@@ -52,12 +52,19 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     };
     anyhow::ensure!(!query.trim().is_empty(), "the query is empty");
     let opts = options(&args);
+    let pipeline_spec = crate::pipeline_args::spec(&args)?;
     let t_open = Instant::now();
     let ws = Workspace::open(&args.workspace)
         .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    // A pipeline without a gos stage never asks the retriever for more than the workspace.
+    let gos_stage = pipeline_spec.as_ref().is_none_or(|p| {
+        p.stages
+            .iter()
+            .any(|s| matches!(s, gos_pipeline::StageSpec::Gos(_)))
+    });
     // The library's seed policy: explicit lexical seeds need no encoder; otherwise the
     // retriever loads the workspace's encoder when it has vectors.
-    let mut retriever = if args.seeds == gos_core::seed::SeedSource::Lexical {
+    let mut retriever = if args.seeds == gos_core::seed::SeedSource::Lexical || !gos_stage {
         Retriever::new(&ws)
     } else {
         let device = parse_device(&args.cross_encoder.device)?;
@@ -82,8 +89,29 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         let (ce, params) = args.cross_encoder.load("--rerank cross-encoder")?;
         retriever = retriever.with_owned_cross_encoder(ce, params);
     }
+    let pipeline = match pipeline_spec {
+        Some(spec) => Some(crate::pipeline_args::load(
+            spec,
+            &args.stage_models.models()?,
+            &args.cross_encoder.device,
+            &args.llm,
+            &args.workspace,
+        )?),
+        None => None,
+    };
     let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
-    let r = retriever.retrieve(text, &opts)?;
+    let (r, trace) = match &pipeline {
+        Some(p) => {
+            let run = p.run(&retriever, text, &opts)?;
+            for s in &run.trace.stages {
+                for f in &s.fallbacks {
+                    eprintln!("pipeline stage `{}`: {f}", s.name);
+                }
+            }
+            (run.retrieval, Some(run.trace))
+        }
+        None => (retriever.retrieve(text, &opts)?, None),
+    };
     for note in &r.limits_applied {
         eprintln!("note: {note}");
     }
@@ -91,12 +119,17 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         print!("{}", r.bundle.rendered_context);
         return Ok(());
     }
-    let out = gos_server::bundle::bundle_json(
+    // The gos stage reports its reranker as `gos retrieve` does; other pipelines name themselves.
+    let rerank_name = match (&pipeline, gos_stage) {
+        (Some(p), false) => format!("pipeline:{}", p.spec().name),
+        _ => args.rerank.as_str().to_string(),
+    };
+    let mut out = gos_server::bundle::bundle_json(
         &ws,
         &query,
-        opts.mode,
+        r.mode,
         &r,
-        args.rerank.as_str(),
+        &rerank_name,
         json!(rewrite),
         gos_server::bundle::CallTimings {
             open: open_ms,
@@ -104,6 +137,9 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
             total: start.elapsed().as_secs_f64() * 1e3,
         },
     );
+    if let (Some(trace), Some(obj)) = (trace, out.as_object_mut()) {
+        obj.insert("pipeline".into(), json!(trace));
+    }
     // serde_json escapes C0 controls; DEL and C1 pass through and could drive a terminal.
     println!("{}", sanitize::json_ascii_controls(&out.to_string()));
     Ok(())

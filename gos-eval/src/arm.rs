@@ -38,6 +38,9 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
         spec: spec.to_string(),
         reason,
     };
+    if let Some(pipeline) = spec.trim().strip_prefix(PIPELINE_PREFIX) {
+        return pipeline_arm(spec, pipeline.trim());
+    }
     let parts: Vec<&str> = spec.trim().split('/').map(str::trim).collect();
     if !((1..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty())) {
         return Err(refuse(
@@ -72,6 +75,36 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
         mode,
         source,
         cross_encoder: reranker.is_some(),
+    })
+}
+
+/// Prefix of an arm that runs a retrieval pipeline: `pipeline:NAME`, NAME a preset (`gos`,
+/// `skillflow`, `skillrouter`) or a TOML pipeline file (gos-pipeline, docs/pipelines.md).
+pub const PIPELINE_PREFIX: &str = "pipeline:";
+
+impl Arm {
+    /// The pipeline of a `pipeline:NAME` arm (preset name or TOML path); `None` for other arms.
+    pub fn pipeline(&self) -> Option<&str> {
+        self.name.strip_prefix(PIPELINE_PREFIX)
+    }
+}
+
+/// A `pipeline:NAME` arm. The pipeline runs with the base options unchanged (its stages say
+/// what they do), so `mode` and `source` are placeholders that nothing reads for this arm, and
+/// it is never the baseline unless no arm is a reverse arm.
+fn pipeline_arm(spec: &str, pipeline: &str) -> Result<Arm> {
+    if pipeline.is_empty() || pipeline.contains(',') {
+        return Err(Error::Arm {
+            spec: spec.to_string(),
+            reason: "expected pipeline:NAME, NAME gos, skillflow, skillrouter or a TOML file"
+                .into(),
+        });
+    }
+    Ok(Arm {
+        name: format!("{PIPELINE_PREFIX}{pipeline}"),
+        mode: RetrievalMode::NoGraph,
+        source: SeedSource::Lexical,
+        cross_encoder: false,
     })
 }
 
@@ -156,6 +189,17 @@ mod tests {
                 .contains("twice")
         );
         assert!(parse_arms(" , ").is_err());
+    }
+
+    #[test]
+    fn pipeline_arms_name_their_pipeline_and_are_not_the_baseline() {
+        let arms = parse_arms("pipeline:skillflow,reverse/lexical,pipeline: x.toml").unwrap();
+        assert_eq!(arms[0].pipeline(), Some("skillflow"));
+        assert_eq!(arms[2].name, "pipeline:x.toml");
+        assert_eq!(arms[1].pipeline(), None);
+        assert_eq!(baseline_index(&arms), 1);
+        assert!(parse_arm("pipeline:").is_err());
+        assert!(parse_arms("pipeline:gos,pipeline:gos").is_err());
     }
 
     #[test]

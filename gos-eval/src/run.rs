@@ -81,6 +81,8 @@ pub struct Models<'a> {
     pub encoder: Option<&'a SentenceEncoder>,
     /// Cross-encoder reranker and its parameters.
     pub cross_encoder: Option<(&'a CrossEncoder, StageParams)>,
+    /// The loaded pipelines of `pipeline:NAME` arms, by arm name.
+    pub pipelines: Option<&'a BTreeMap<String, gos_pipeline::Pipeline>>,
 }
 
 /// Run every arm once on every task and collect the per-task records, in task order. Dense and
@@ -149,6 +151,17 @@ pub fn run_arms<'a>(
         let mut per_arm = Vec::with_capacity(arms.len());
         for arm in arms {
             let opts = arm_options(base, arm);
+            if arm.pipeline().is_some() {
+                let r = run_pipeline(&retriever, models, arm, &task.instruction, base)?;
+                per_arm.push(arm_task(ws, &r, &oracles, &available, &dependency_edges));
+                done += 1;
+                progress(Progress {
+                    task: &task.id,
+                    done,
+                    total,
+                });
+                continue;
+            }
             let arm_retriever = match (arm.cross_encoder, &ce_retriever) {
                 (false, _) => &retriever,
                 (true, Some(r)) => r,
@@ -222,6 +235,71 @@ pub fn run_arms<'a>(
         });
     }
     Ok(records)
+}
+
+/// One `pipeline:NAME` arm's retrieval of `text`, with the base options unchanged.
+fn run_pipeline(
+    retriever: &Retriever<'_>,
+    models: Models<'_>,
+    arm: &Arm,
+    text: &str,
+    base: &RetrieveOptions,
+) -> Result<gos_core::retrieve::Retrieval> {
+    let pipeline = models
+        .pipelines
+        .and_then(|p| p.get(&arm.name))
+        .ok_or_else(|| {
+            Error::MissingModel(format!("arm {} needs its pipeline loaded", arm.name))
+        })?;
+    match pipeline.run(retriever, text, base) {
+        Ok(run) => Ok(run.retrieval),
+        Err(gos_pipeline::Error::Core { stage, source }) => Err(Error::Retrieve {
+            context: format!("arm {}, stage `{stage}`", arm.name),
+            source,
+        }),
+        Err(e) => Err(Error::MissingModel(e.to_string())),
+    }
+}
+
+/// The record of one retrieval `r` (the same fields the other arms record).
+fn arm_task(
+    ws: &Workspace,
+    r: &gos_core::retrieve::Retrieval,
+    oracles: &[OracleRef],
+    available: &[usize],
+    dependency_edges: &[(usize, usize)],
+) -> ArmTask {
+    let bundle_nodes: Vec<usize> = r.bundle.skills.iter().map(|s| s.node).collect();
+    let ranked: Vec<usize> = r.ranked.iter().map(|s| s.node).collect();
+    let context_chars = r.bundle.rendered_context.chars().count();
+    let scores = TaskScores::compute(&TaskInput {
+        available,
+        oracle_total: oracles.len(),
+        bundle: &bundle_nodes,
+        ranked: &ranked,
+        dependency_edges,
+        context_chars,
+        latency_ms: r.timings.total,
+    });
+    ArmTask {
+        status: r.bundle.status.as_str(),
+        bundle: r.bundle.skills.iter().map(|s| s.id.clone()).collect(),
+        bundle_nodes,
+        ranked_top: ranked.iter().take(RANKED_DEPTH).copied().collect(),
+        oracle_ranks: oracles
+            .iter()
+            .map(|o| o.node.and_then(|n| rank_of(&r.ranked, n)))
+            .collect(),
+        oracle_lexical_ranks: vec![None; oracles.len()],
+        seeds: r
+            .seeds
+            .iter()
+            .map(|s| ws.manifest().nodes[s.node].id.clone())
+            .collect(),
+        context_chars,
+        timings: r.timings,
+        scores,
+    }
 }
 
 /// Intervals of `arm − baseline`, per non-baseline arm name and per metric of

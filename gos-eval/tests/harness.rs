@@ -68,6 +68,7 @@ fn evaluate(ws: &Workspace, arms: &str, model: Option<&Path>) -> EvalReport {
     let models = Models {
         encoder: encoder.as_ref(),
         cross_encoder: None,
+        pipelines: None,
     };
     let mut calls = 0;
     let report = gos_eval::evaluate(ws, &tasks, &config, models, &mut |p| {

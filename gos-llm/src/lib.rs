@@ -63,6 +63,7 @@ pub mod config;
 pub mod prompts;
 pub mod rewrite;
 pub mod service;
+pub mod skillflow;
 #[cfg(feature = "test-support")]
 pub mod testing;
 

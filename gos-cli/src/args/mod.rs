@@ -231,6 +231,15 @@ pub struct RetrieveArgs {
     pub absolute_paths: bool,
     /// Task text; `-` reads it from stdin.
     pub query: String,
+
+    // Retrieval pipelines (issue 15, docs/pipelines.md).
+    /// Run a retrieval pipeline: a preset (gos, skillflow, skillrouter) or a TOML pipeline
+    /// file; --json adds a `pipeline` trace of every stage.
+    #[arg(long, value_name = "NAME|FILE.toml")]
+    pub pipeline: Option<String>,
+    /// Models of the pipeline's stages.
+    #[command(flatten)]
+    pub stage_models: crate::pipeline_args::StageModelArgs,
 }
 
 /// Arguments of `gos stats`.
@@ -259,7 +268,8 @@ pub struct EvalArgs {
     pub out: PathBuf,
     /// Comma-separated arms, each MODE/SEEDS[/RERANKER]; modes reverse, forward, one-hop,
     /// no-graph; seeds lexical, dense, hybrid; reranker cross-encoder (needs
-    /// --reranker-dir). Intervals compare each arm with the first reverse arm.
+    /// --reranker-dir). Intervals compare each arm with the first reverse arm. An arm may
+    /// also be a pipeline, pipeline:gos|skillflow|skillrouter|FILE.toml (docs/pipelines.md).
     #[arg(long, default_value = gos_eval::DEFAULT_ARMS)]
     pub arms: String,
     /// Dense and hybrid seeding.
@@ -307,6 +317,14 @@ pub struct EvalArgs {
     /// recall_available, completeness, mrr_at_10).
     #[arg(long, value_name = "METRIC", default_value = gos_eval::cv::DEFAULT_CV_METRIC, requires = "cv")]
     pub cv_metric: String,
+
+    // Pipeline arms, `pipeline:NAME` (issue 15, docs/pipelines.md).
+    /// Models of the pipeline arms' stages.
+    #[command(flatten)]
+    pub stage_models: crate::pipeline_args::StageModelArgs,
+    /// LLM endpoint of the pipeline arms' LLM stages (without one they fall back).
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// Arguments of `gos synth`.
