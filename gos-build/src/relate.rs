@@ -13,18 +13,23 @@
 //! *specific evidence* ([`crate::edge_evidence`]): a shared type few skills name, or at least
 //! `min_shared_terms` shared rare words of the two names and descriptions (a tool, library or
 //! format); copies of one skill (identical descriptions) are never joined. Each consumer keeps
-//! its best `max_producers` producers (same-collection producers first among equal scores).
+//! its best `max_producers` producers; among equal scores, the one with more shared specific
+//! terms, then the smaller id. (Until session 3 the tie went to producers of the consumer's own
+//! collection: on the real library 13 of the 14 DEV oracle pairs joined by an I/O edge came
+//! from that tie-break, a collection signal the retrieval must not use; docs/graph-quality.md.)
 //! The edge's evidence lists the shared types, then the shared terms after `;`.
 //!
 //! **Mention edges**: when a body says "use the `x` skill", the node named `x` (frontmatter
 //! name or folder name, case-insensitive) becomes a prerequisite: edge `x -> mentioner`, type
 //! dependency, provenance mention, weight 1. An ambiguous name resolves to the node of the
 //! mentioner's collection; if that is still ambiguous, or the name is a common word, no edge.
-//! Three rules keep mention edges to prerequisites:
+//! Four rules keep mention edges to prerequisites:
 //!
 //! - **hub damping**: a skill named by more than [`MAX_MENTION_FAN_IN`] mentioners is a
 //!   "see also" footnote (one upgrade skill was named by 27 skills of its collection), not a
 //!   prerequisite of each: none of its mention edges is kept;
+//! - **lists**: a body naming more than [`MAX_MENTION_FAN_OUT`] skills is a "see also" list;
+//!   none of its mentions is kept;
 //! - **deprecated skills** (the word "deprecated" in the description: "deprecated, use X")
 //!   are nobody's prerequisite;
 //! - **specialisations**: when the named skill's name extends the mentioner's (`zod` names
@@ -92,6 +97,9 @@ pub struct RelateStats {
     pub io_without_evidence: u64,
     /// Mention edges dropped because the named skill is a hub ([`MAX_MENTION_FAN_IN`]).
     pub mentions_hub: usize,
+    /// Mention edges dropped because the mentioner names a list of skills
+    /// ([`MAX_MENTION_FAN_OUT`]).
+    pub mentions_list: usize,
     /// Mention edges dropped because the named skill is deprecated.
     pub mentions_deprecated: usize,
     /// Mention edges turned around because the named skill specialises the mentioner.
@@ -102,6 +110,12 @@ pub struct RelateStats {
 /// module docs). On the real library only one skill is above it (27 mentioners); the next
 /// names have 6 (`trailmark`, named by the `trailmark-*` skills that build on it) or fewer.
 pub const MAX_MENTION_FAN_IN: usize = 10;
+
+/// A body that names more skills than this (resolved ones) is a "see also" list, not a list of
+/// prerequisites: none of its mentions becomes an edge. On the real library 6 bodies name 4 or 5
+/// skills (`treatment-plans` names literature review, citation management, research lookup,
+/// clinical reports and one more); in a read sample 1 of their 15 edges was a prerequisite.
+pub const MAX_MENTION_FAN_OUT: usize = 3;
 
 /// Words never linked as skill names.
 const COMMON_WORDS: &[&str] = &[
@@ -163,7 +177,7 @@ pub fn io_edges(
                 candidates.extend(ps.iter().copied().filter(|&p| p != c));
             }
         }
-        let mut scored: Vec<(f64, bool, usize, String)> = Vec::new();
+        let mut scored: Vec<(f64, usize, usize, String)> = Vec::new();
         for p in candidates {
             stats.scored_pairs += 1;
             let shared: Vec<&str> = nodes[p]
@@ -178,11 +192,13 @@ pub fn io_edges(
                 continue;
             }
             let mut note = shared.join(", ");
+            let mut n_terms = 0;
             if let Some(ev) = &evidence {
                 let specific_type = shared
                     .iter()
                     .any(|t| df.get(t).is_some_and(|&d| d <= opts.specific_type_df));
                 let terms = ev.shared(p, c);
+                n_terms = terms.len();
                 let enough_terms = terms.len() >= opts.min_shared_terms;
                 if ev.same_description(p, c) || !(specific_type || enough_terms) {
                     stats.io_without_evidence += 1;
@@ -193,8 +209,7 @@ pub fn io_edges(
                     note = format!("{note}; {}", shown.join(", "));
                 }
             }
-            let same = nodes[p].collection() == consumer.collection();
-            scored.push((score, same, p, note));
+            scored.push((score, n_terms, p, note));
         }
         scored.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
@@ -270,11 +285,17 @@ pub fn mention_edges(
         }
     }
     let mut fan_in: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+    let mut fan_out: HashMap<usize, usize> = HashMap::new();
     for &(p, c, _) in &resolved {
         fan_in.entry(p).or_default().insert(c);
+        *fan_out.entry(c).or_insert(0) += 1;
     }
     let mut edges = Vec::new();
     for (p, c, m) in resolved {
+        if fan_out[&c] > MAX_MENTION_FAN_OUT {
+            stats.mentions_list += 1;
+            continue;
+        }
         if fan_in[&p].len() > MAX_MENTION_FAN_IN {
             stats.mentions_hub += 1;
             continue;
@@ -466,6 +487,21 @@ mod tests {
         assert_eq!(stats.mentions_hub, MAX_MENTION_FAN_IN + 1);
         assert_eq!(stats.mentions_deprecated, 1);
         assert_eq!(stats.mentions_reversed, 1);
+        // A body naming more than MAX_MENTION_FAN_OUT skills is a list: no edge.
+        let nodes: Vec<SkillNode> = (0..=MAX_MENTION_FAN_OUT + 1)
+            .map(|i| node(&format!("c/s{i}"), &format!("s{i}"), &[], &[]))
+            .collect();
+        let mut mentions = vec![Vec::new(); nodes.len()];
+        mentions[0] = (1..nodes.len()).map(|i| format!("s{i}")).collect();
+        mentions[1] = vec!["s2".into()];
+        let mut stats = RelateStats::default();
+        let edges = mention_edges(&nodes, &mentions, &mut stats);
+        assert_eq!(edges.len(), 1);
+        assert_eq!(
+            (edges[0].source.as_str(), edges[0].target.as_str()),
+            ("c/s2", "c/s1")
+        );
+        assert_eq!(stats.mentions_list, MAX_MENTION_FAN_OUT + 1);
     }
 
     #[test]
