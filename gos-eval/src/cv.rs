@@ -61,11 +61,13 @@ pub enum Param {
     CoverageRelevance,
     /// [`gos_core::retrieve::coverage::CoverageParams::facet_seeds`] (whole, 0 allowed).
     FacetSeeds,
+    /// [`gos_core::seed::SeedParams::max_term_df`] (0 < v <= 1).
+    MaxTermDf,
 }
 
 impl Param {
     /// Every parameter, in `--help` order.
-    pub const ALL: [Param; 17] = [
+    pub const ALL: [Param; 18] = [
         Param::SeedK,
         Param::PoolK,
         Param::RestartProb,
@@ -83,6 +85,7 @@ impl Param {
         Param::Coverage,
         Param::CoverageRelevance,
         Param::FacetSeeds,
+        Param::MaxTermDf,
     ];
 
     /// The name a sweep uses, e.g. `min_seed_score`.
@@ -105,6 +108,7 @@ impl Param {
             Param::Coverage => "coverage",
             Param::CoverageRelevance => "coverage_relevance",
             Param::FacetSeeds => "facet_seeds",
+            Param::MaxTermDf => "max_term_df",
         }
     }
 
@@ -165,6 +169,12 @@ impl Param {
                 opts.coverage.relevance = v;
             }
             Param::FacetSeeds => opts.coverage.facet_seeds = if v == 0.0 { 0 } else { whole()? },
+            Param::MaxTermDf => {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in (0, 1]")));
+                }
+                opts.seeds.max_term_df = v;
+            }
         }
         Ok(())
     }

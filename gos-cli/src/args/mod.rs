@@ -308,7 +308,8 @@ pub struct EvalArgs {
     /// A swept parameter, NAME=V1,V2,... (repeatable; the grid is their product). Names:
     /// seed_k, pool_k, restart_prob, graph_weight, lexical_weight, dense_weight, name_weight,
     /// top_n, min_seed_score, min_dense_score, min_relative_score, prereq_slots,
-    /// prereq_anchors, prereq_min_ratio, coverage, coverage_relevance, facet_seeds. List the
+    /// prereq_anchors, prereq_min_ratio, coverage, coverage_relevance, facet_seeds,
+    /// max_term_df. List the
     /// default first: ties keep the earlier value.
     #[arg(long, value_name = "NAME=V1,V2,...", requires = "cv")]
     pub sweep: Vec<String>,

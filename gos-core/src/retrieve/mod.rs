@@ -528,7 +528,8 @@ impl<'w> Retriever<'w> {
     fn seeder(&self, source: SeedSource, opts: &RetrieveOptions) -> Result<Box<dyn Seeder + '_>> {
         let lexical = self.ws.lexical();
         if !source.needs_vectors() {
-            return Ok(Box::new(LexicalSeeder::new(lexical)));
+            let seeder = LexicalSeeder::new(lexical).with_max_term_df(opts.seeds.max_term_df);
+            return Ok(Box::new(seeder));
         }
         let Some(set) = self.ws.dense() else {
             return Err(Error::InvalidOption {
