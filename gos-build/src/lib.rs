@@ -32,6 +32,7 @@
 pub mod artifacts;
 pub mod build;
 pub mod dedup;
+pub mod edge_evidence;
 pub mod embed;
 pub mod error;
 pub mod llm;

@@ -9,14 +9,34 @@
 //! `max_type_df` nodes (generic containers such as `json` in a large library, the reference's
 //! §7.15 spurious-edge source) do not generate candidates, so the cost is
 //! O(sum over specific types of producers x consumers), never all N^2 pairs; every scored pair
-//! is counted in [`RelateStats::scored_pairs`]. Each consumer keeps its best
-//! `max_producers` producers (same-collection producers first among equal scores).
+//! is counted in [`RelateStats::scored_pairs`]. A pair that reaches the threshold also needs
+//! *specific evidence* ([`crate::edge_evidence`]): a shared type few skills name, or at least
+//! `min_shared_terms` shared rare words of the two names and descriptions (a tool, library or
+//! format); copies of one skill (identical descriptions) are never joined. Each consumer keeps
+//! its best `max_producers` producers; among equal scores, the one with more shared specific
+//! terms, then the smaller id. (Until session 3 the tie went to producers of the consumer's own
+//! collection: on the real library 13 of the 14 DEV oracle pairs joined by an I/O edge came
+//! from that tie-break, a collection signal the retrieval must not use; docs/graph-quality.md.)
+//! The edge's evidence lists the shared types, then the shared terms after `;`.
 //!
 //! **Mention edges**: when a body says "use the `x` skill", the node named `x` (frontmatter
 //! name or folder name, case-insensitive) becomes a prerequisite: edge `x -> mentioner`, type
 //! dependency, provenance mention, weight 1. An ambiguous name resolves to the node of the
 //! mentioner's collection; if that is still ambiguous, or the name is a common word, no edge.
+//! Four rules keep mention edges to prerequisites:
+//!
+//! - **hub damping**: a skill named by more than [`MAX_MENTION_FAN_IN`] mentioners is a
+//!   "see also" footnote (one upgrade skill was named by 27 skills of its collection), not a
+//!   prerequisite of each: none of its mention edges is kept;
+//! - **lists**: a body naming more than [`MAX_MENTION_FAN_OUT`] skills is a "see also" list;
+//!   none of its mentions is kept;
+//! - **deprecated skills** (the word "deprecated" in the description: "deprecated, use X")
+//!   are nobody's prerequisite;
+//! - **specialisations**: when the named skill's name extends the mentioner's (`zod` names
+//!   `react-hook-form-zod`), the mention points to a more specific skill, so the edge runs
+//!   from the mentioner to it.
 
+use crate::edge_evidence::TermEvidence;
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -31,6 +51,17 @@ pub struct RelateOptions {
     /// Types produced by more nodes than this generate no candidates; 0 means automatic:
     /// `max(20, N / 50)`.
     pub max_type_df: usize,
+    /// A shared type named (as input or output) by at most this many nodes is specific
+    /// evidence on its own (default 20: on the real library `seismic-waveform`, `netcdf`,
+    /// `fits`, `geojson`, but not `fastq`, `vcf` or `image`).
+    pub specific_type_df: usize,
+    /// Least number of shared specific terms that make evidence without a specific type
+    /// (default 2: with 1, single common-ish words such as `urls` or `units` joined unrelated
+    /// skills). 0 turns the evidence requirement off (every pair above the threshold is kept).
+    pub min_shared_terms: usize,
+    /// A term used by more nodes than this is not specific; 0 means automatic:
+    /// `max(3, N / 100)` (55 on the real library).
+    pub term_max_df: usize,
 }
 
 impl Default for RelateOptions {
@@ -39,6 +70,9 @@ impl Default for RelateOptions {
             threshold: 0.6,
             max_producers: 5,
             max_type_df: 0,
+            specific_type_df: 20,
+            min_shared_terms: 2,
+            term_max_df: 0,
         }
     }
 }
@@ -58,7 +92,30 @@ pub struct RelateStats {
     pub mentions_ambiguous: usize,
     /// Mentions rejected as common words.
     pub mentions_common_word: usize,
+    /// Pairs above the I/O threshold dropped for lack of specific evidence
+    /// ([`crate::edge_evidence`]).
+    pub io_without_evidence: u64,
+    /// Mention edges dropped because the named skill is a hub ([`MAX_MENTION_FAN_IN`]).
+    pub mentions_hub: usize,
+    /// Mention edges dropped because the mentioner names a list of skills
+    /// ([`MAX_MENTION_FAN_OUT`]).
+    pub mentions_list: usize,
+    /// Mention edges dropped because the named skill is deprecated.
+    pub mentions_deprecated: usize,
+    /// Mention edges turned around because the named skill specialises the mentioner.
+    pub mentions_reversed: usize,
 }
+
+/// A skill named as a skill by more mentioners than this gets no mention edges (hub damping,
+/// module docs). On the real library only one skill is above it (27 mentioners); the next
+/// names have 6 (`trailmark`, named by the `trailmark-*` skills that build on it) or fewer.
+pub const MAX_MENTION_FAN_IN: usize = 10;
+
+/// A body that names more skills than this (resolved ones) is a "see also" list, not a list of
+/// prerequisites: none of its mentions becomes an edge. On the real library 6 bodies name 4 or 5
+/// skills (`treatment-plans` names literature review, citation management, research lookup,
+/// clinical reports and one more); in a read sample 1 of their 15 edges was a prerequisite.
+pub const MAX_MENTION_FAN_OUT: usize = 3;
 
 /// Words never linked as skill names.
 const COMMON_WORDS: &[&str] = &[
@@ -102,6 +159,11 @@ pub fn io_edges(
         }
     }
     let idf = |t: &str| (1.0 + n as f64 / *df.get(t).unwrap_or(&1) as f64).ln();
+    let term_max_df = match opts.term_max_df {
+        0 => (n / 100).max(3),
+        m => m,
+    };
+    let evidence = (opts.min_shared_terms > 0).then(|| TermEvidence::new(nodes, term_max_df));
     let mut edges = Vec::new();
     for (c, consumer) in nodes.iter().enumerate() {
         let inputs: BTreeSet<&str> = consumer.inputs.value.iter().map(String::as_str).collect();
@@ -115,7 +177,7 @@ pub fn io_edges(
                 candidates.extend(ps.iter().copied().filter(|&p| p != c));
             }
         }
-        let mut scored: Vec<(f64, bool, usize, Vec<&str>)> = Vec::new();
+        let mut scored: Vec<(f64, usize, usize, String)> = Vec::new();
         for p in candidates {
             stats.scored_pairs += 1;
             let shared: Vec<&str> = nodes[p]
@@ -126,24 +188,42 @@ pub fn io_edges(
                 .filter(|t| inputs.contains(t))
                 .collect();
             let score = shared.iter().map(|t| idf(t)).sum::<f64>() / denom;
-            if score + 1e-12 >= opts.threshold {
-                let same = nodes[p].collection() == consumer.collection();
-                scored.push((score, same, p, shared));
+            if score + 1e-12 < opts.threshold {
+                continue;
             }
+            let mut note = shared.join(", ");
+            let mut n_terms = 0;
+            if let Some(ev) = &evidence {
+                let specific_type = shared
+                    .iter()
+                    .any(|t| df.get(t).is_some_and(|&d| d <= opts.specific_type_df));
+                let terms = ev.shared(p, c);
+                n_terms = terms.len();
+                let enough_terms = terms.len() >= opts.min_shared_terms;
+                if ev.same_description(p, c) || !(specific_type || enough_terms) {
+                    stats.io_without_evidence += 1;
+                    continue;
+                }
+                if !terms.is_empty() {
+                    let shown: Vec<&str> = terms.into_iter().take(4).collect();
+                    note = format!("{note}; {}", shown.join(", "));
+                }
+            }
+            scored.push((score, n_terms, p, note));
         }
         scored.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
                 .then(b.1.cmp(&a.1))
                 .then(nodes[a.2].id.cmp(&nodes[b.2].id))
         });
-        for (score, _, p, shared) in scored.into_iter().take(opts.max_producers) {
+        for (score, _, p, note) in scored.into_iter().take(opts.max_producers) {
             edges.push(SkillEdge {
                 source: nodes[p].id.clone(),
                 target: consumer.id.clone(),
                 edge_type: EdgeType::Dependency,
                 weight: (score * 1e6).round() / 1e6,
                 provenance: EdgeProvenance::Io,
-                evidence: shared.join(", "),
+                evidence: note,
             });
         }
     }
@@ -167,7 +247,7 @@ pub fn mention_edges(
             .or_default()
             .insert(i);
     }
-    let mut edges = Vec::new();
+    let mut resolved: Vec<(usize, usize, &str)> = Vec::new();
     for (c, names) in mentions.iter().enumerate() {
         for m in names {
             if COMMON_WORDS.contains(&m.as_str()) || m.len() < 2 {
@@ -198,20 +278,68 @@ pub fn mention_edges(
                 }
             };
             match chosen {
-                Some(p) => edges.push(SkillEdge {
-                    source: nodes[p].id.clone(),
-                    target: nodes[c].id.clone(),
-                    edge_type: EdgeType::Dependency,
-                    weight: 1.0,
-                    provenance: EdgeProvenance::Mention,
-                    evidence: format!("`{m}` skill"),
-                }),
+                Some(p) => resolved.push((p, c, m.as_str())),
                 None if pool_is_empty(&by_name, m, c) => stats.mentions_unresolved += 1,
                 None => stats.mentions_ambiguous += 1,
             }
         }
     }
+    let mut fan_in: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+    let mut fan_out: HashMap<usize, usize> = HashMap::new();
+    for &(p, c, _) in &resolved {
+        fan_in.entry(p).or_default().insert(c);
+        *fan_out.entry(c).or_insert(0) += 1;
+    }
+    let mut edges = Vec::new();
+    for (p, c, m) in resolved {
+        if fan_out[&c] > MAX_MENTION_FAN_OUT {
+            stats.mentions_list += 1;
+            continue;
+        }
+        if fan_in[&p].len() > MAX_MENTION_FAN_IN {
+            stats.mentions_hub += 1;
+            continue;
+        }
+        if is_deprecated(&nodes[p]) {
+            stats.mentions_deprecated += 1;
+            continue;
+        }
+        let (source, target, evidence) = if specialises(&nodes[p], &nodes[c]) {
+            stats.mentions_reversed += 1;
+            (c, p, format!("`{m}` skill, which specialises it"))
+        } else {
+            (p, c, format!("`{m}` skill"))
+        };
+        edges.push(SkillEdge {
+            source: nodes[source].id.clone(),
+            target: nodes[target].id.clone(),
+            edge_type: EdgeType::Dependency,
+            weight: 1.0,
+            provenance: EdgeProvenance::Mention,
+            evidence,
+        });
+    }
     edges
+}
+
+/// Whether the description calls the skill deprecated.
+fn is_deprecated(node: &SkillNode) -> bool {
+    node.description.value.to_lowercase().contains("deprecated")
+}
+
+/// The words of a skill name (split at `-`, `_` and spaces, lower-cased).
+fn name_words(name: &str) -> Vec<String> {
+    name.split(['-', '_', ' '])
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `named`'s name extends `mentioner`'s: it holds all of the mentioner's name words in
+/// a row, and more (`react-hook-form-zod` specialises `zod`).
+fn specialises(named: &SkillNode, mentioner: &SkillNode) -> bool {
+    let (long, short) = (name_words(&named.name), name_words(&mentioner.name));
+    !short.is_empty() && long.len() > short.len() && long.windows(short.len()).any(|w| w == short)
 }
 
 fn pool_is_empty(by_name: &HashMap<String, BTreeSet<usize>>, m: &str, c: usize) -> bool {
@@ -262,6 +390,118 @@ mod tests {
         assert!(!pairs.iter().any(|p| p.1 == "geo/map"));
         assert!(stats.scored_pairs < stats.all_pairs);
         assert!(edges.iter().all(|e| e.weight >= 0.6));
+    }
+
+    fn described(mut n: SkillNode, description: &str) -> SkillNode {
+        n.description = Field::parsed(description.into());
+        n
+    }
+
+    #[test]
+    fn io_edges_need_specific_evidence_beyond_one_generic_type() {
+        let nodes = vec![
+            described(
+                node("m/ffmpeg-trim", "ffmpeg-trim", &[], &["video"]),
+                "Trim clips with ffmpeg x264.",
+            ),
+            described(
+                node("m/ffmpeg-concat", "ffmpeg-concat", &["video"], &[]),
+                "Join clips with ffmpeg x264.",
+            ),
+            described(
+                node("m/gemini-count", "gemini-count", &["video"], &[]),
+                "Count objects in clips with gemini.",
+            ),
+            described(
+                node("n/concat-copy", "concat-copy", &[], &["video"]),
+                "Join clips with ffmpeg x264.",
+            ),
+        ];
+        // `video` is named by 4 nodes: generic at specific_type_df 1; terms used by more than
+        // 3 nodes (`clips`, `with`) are not specific.
+        let opts = RelateOptions {
+            specific_type_df: 1,
+            term_max_df: 3,
+            ..RelateOptions::default()
+        };
+        let mut stats = RelateStats::default();
+        let edges = io_edges(&nodes, &opts, &mut stats);
+        let got: Vec<(&str, &str, &str)> = edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str(), e.evidence.as_str()))
+            .collect();
+        // trim -> concat share ffmpeg and x264; nothing specific joins the counter; the copy
+        // has the consumer's own description.
+        assert_eq!(
+            got,
+            vec![("m/ffmpeg-trim", "m/ffmpeg-concat", "video; ffmpeg, x264")]
+        );
+        assert_eq!(stats.io_without_evidence, 3);
+        // A rare type is evidence on its own; 0 shared terms turns the requirement off.
+        let rare = RelateOptions {
+            specific_type_df: 4,
+            ..opts
+        };
+        let mut stats = RelateStats::default();
+        assert_eq!(io_edges(&nodes, &rare, &mut stats).len(), 3);
+        let off = RelateOptions {
+            min_shared_terms: 0,
+            ..opts
+        };
+        let mut stats = RelateStats::default();
+        assert_eq!(io_edges(&nodes, &off, &mut stats).len(), 4);
+        assert_eq!(stats.io_without_evidence, 0);
+    }
+
+    #[test]
+    fn mention_hubs_and_deprecated_skills_lose_their_edges_and_specialisations_turn() {
+        let mut nodes = vec![
+            node("c/hub", "hub", &[], &[]),
+            described(node("c/old", "old", &[], &[]), "[DEPRECATED - use new]"),
+            node("c/zod", "zod", &[], &[]),
+            node("c/react-hook-form-zod", "react-hook-form-zod", &[], &[]),
+        ];
+        let mut mentions = vec![vec![], vec![], vec!["react-hook-form-zod".into()], vec![]];
+        for i in 0..=MAX_MENTION_FAN_IN {
+            nodes.push(node(&format!("c/user-{i}"), &format!("user-{i}"), &[], &[]));
+            mentions.push(if i == 0 {
+                vec!["hub".into(), "old".into()]
+            } else {
+                vec!["hub".into()]
+            });
+        }
+        let mut stats = RelateStats::default();
+        let edges = mention_edges(&nodes, &mentions, &mut stats);
+        let got: Vec<(&str, &str, &str)> = edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str(), e.evidence.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(
+                "c/zod",
+                "c/react-hook-form-zod",
+                "`react-hook-form-zod` skill, which specialises it"
+            )]
+        );
+        assert_eq!(stats.mentions_hub, MAX_MENTION_FAN_IN + 1);
+        assert_eq!(stats.mentions_deprecated, 1);
+        assert_eq!(stats.mentions_reversed, 1);
+        // A body naming more than MAX_MENTION_FAN_OUT skills is a list: no edge.
+        let nodes: Vec<SkillNode> = (0..=MAX_MENTION_FAN_OUT + 1)
+            .map(|i| node(&format!("c/s{i}"), &format!("s{i}"), &[], &[]))
+            .collect();
+        let mut mentions = vec![Vec::new(); nodes.len()];
+        mentions[0] = (1..nodes.len()).map(|i| format!("s{i}")).collect();
+        mentions[1] = vec!["s2".into()];
+        let mut stats = RelateStats::default();
+        let edges = mention_edges(&nodes, &mentions, &mut stats);
+        assert_eq!(edges.len(), 1);
+        assert_eq!(
+            (edges[0].source.as_str(), edges[0].target.as_str()),
+            ("c/s2", "c/s1")
+        );
+        assert_eq!(stats.mentions_list, MAX_MENTION_FAN_OUT + 1);
     }
 
     #[test]

@@ -48,6 +48,13 @@ pub fn run(args: EvalArgs) -> Result<()> {
         ..RetrieveOptions::default()
     };
     args.dense.apply(&mut options);
+    for set in &args.set {
+        let sweep = gos_eval::cv::parse_sweep(set)?;
+        match sweep.values.as_slice() {
+            [v] => sweep.param.apply(&mut options, *v)?,
+            _ => anyhow::bail!("--set {set}: give one value"),
+        }
+    }
     let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
     let encoder = load_query_encoder(
         &ws,

@@ -35,6 +35,8 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
     };
     opts.seeds.source = args.seeds;
     args.dense.apply(&mut opts);
+    opts.coverage.enabled = args.coverage;
+    opts.prerequisites.slots = args.prereq_slots;
     opts
 }
 

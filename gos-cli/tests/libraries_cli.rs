@@ -225,7 +225,8 @@ fn show_and_export_on_the_fixtures() {
             (
                 "geo/geojson-validate".into(),
                 "io".into(),
-                "geojson".into(),
+                // The shared type, then the shared specific terms (gos-build edge_evidence).
+                "geojson; coordinates".into(),
                 1.0
             ),
         ]

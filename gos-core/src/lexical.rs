@@ -325,6 +325,37 @@ impl LexicalIndex {
         Ok(mass)
     }
 
+    /// `terms` without the common ones: a term whose body-field document frequency is above
+    /// `max_df_share` of the documents is dropped (an IDF floor for long task texts, whose
+    /// hundreds of terms include many that match most skills). Returns `terms` unchanged when
+    /// `max_df_share >= 1` or when every term would go. Cost: one document-frequency lookup
+    /// per term.
+    ///
+    /// # Errors
+    /// [`Error::Index`] when document frequencies cannot be read.
+    pub fn without_common_terms(
+        &self,
+        terms: &BTreeMap<String, u32>,
+        max_df_share: f64,
+    ) -> Result<BTreeMap<String, u32>> {
+        if max_df_share >= 1.0 {
+            return Ok(terms.clone());
+        }
+        let searcher = self.reader.searcher();
+        let limit = max_df_share * searcher.num_docs() as f64;
+        let body = self.fields.text[4];
+        let mut kept = BTreeMap::new();
+        for (term, &tf) in terms {
+            let df = searcher
+                .doc_freq(&Term::from_field_text(body, term))
+                .map_err(index_err(&self.dir))?;
+            if df as f64 <= limit {
+                kept.insert(term.clone(), tf);
+            }
+        }
+        Ok(if kept.is_empty() { terms.clone() } else { kept })
+    }
+
     /// Stored body of node `ord`, or `None` when the index has no document for it.
     ///
     /// # Errors
@@ -342,5 +373,44 @@ impl LexicalIndex {
             .get_first(self.fields.text[4])
             .and_then(|v| v.as_str())
             .map(str::to_string))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_terms_leave_the_query_and_a_query_of_only_common_terms_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let bodies = [
+            "parse the mesh file",
+            "parse the log file",
+            "parse the csv file",
+            "render stl meshes",
+        ];
+        let docs = bodies.iter().enumerate().map(|(i, b)| LexicalDoc {
+            ord: i as u64,
+            id: format!("s{i}"),
+            body: b.to_string(),
+            ..LexicalDoc::default()
+        });
+        LexicalIndex::build(dir.path(), docs).unwrap();
+        let index = LexicalIndex::open(dir.path(), bodies.len()).unwrap();
+        let terms = LexicalIndex::query_terms("Parse the STL file");
+        let keys = |t: &BTreeMap<String, u32>| t.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&terms), ["file", "pars", "stl"]);
+        // `pars` and `file` are in 3 of 4 bodies: above a share of 0.5.
+        let kept = index.without_common_terms(&terms, 0.5).unwrap();
+        assert_eq!(keys(&kept), ["stl"]);
+        assert_eq!(index.without_common_terms(&terms, 1.0).unwrap(), terms);
+        assert_eq!(
+            keys(&index.without_common_terms(&terms, 0.75).unwrap()),
+            keys(&terms)
+        );
+        let common = LexicalIndex::query_terms("parse file");
+        assert_eq!(index.without_common_terms(&common, 0.5).unwrap(), common);
+        // The search finds the one skill with the rare term first.
+        assert_eq!(index.search(&kept, 4).unwrap()[0].0, 3);
     }
 }

@@ -73,6 +73,7 @@ pub mod device;
 pub mod diffuse;
 pub mod duplicates;
 pub mod error;
+pub mod facets;
 pub mod fusion;
 pub mod graph;
 pub mod hydrate;

@@ -49,11 +49,25 @@ pub enum Param {
     MinDenseScore,
     /// [`RetrieveOptions::min_relative_score`].
     MinRelativeScore,
+    /// [`gos_core::prerequisite::PrerequisiteShare::slots`] (whole, 0 turns it off).
+    PrereqSlots,
+    /// [`gos_core::prerequisite::PrerequisiteShare::anchors`].
+    PrereqAnchors,
+    /// [`gos_core::prerequisite::PrerequisiteShare::min_ratio`] (in [0, 1]).
+    PrereqMinRatio,
+    /// [`gos_core::retrieve::coverage::CoverageParams::enabled`] (0 off, 1 on).
+    Coverage,
+    /// [`gos_core::retrieve::coverage::CoverageParams::relevance`] (in [0, 1]).
+    CoverageRelevance,
+    /// [`gos_core::retrieve::coverage::CoverageParams::facet_seeds`] (whole, 0 allowed).
+    FacetSeeds,
+    /// [`gos_core::seed::SeedParams::max_term_df`] (0 < v <= 1).
+    MaxTermDf,
 }
 
 impl Param {
     /// Every parameter, in `--help` order.
-    pub const ALL: [Param; 11] = [
+    pub const ALL: [Param; 18] = [
         Param::SeedK,
         Param::PoolK,
         Param::RestartProb,
@@ -65,6 +79,13 @@ impl Param {
         Param::MinSeedScore,
         Param::MinDenseScore,
         Param::MinRelativeScore,
+        Param::PrereqSlots,
+        Param::PrereqAnchors,
+        Param::PrereqMinRatio,
+        Param::Coverage,
+        Param::CoverageRelevance,
+        Param::FacetSeeds,
+        Param::MaxTermDf,
     ];
 
     /// The name a sweep uses, e.g. `min_seed_score`.
@@ -81,6 +102,13 @@ impl Param {
             Param::MinSeedScore => "min_seed_score",
             Param::MinDenseScore => "min_dense_score",
             Param::MinRelativeScore => "min_relative_score",
+            Param::PrereqSlots => "prereq_slots",
+            Param::PrereqAnchors => "prereq_anchors",
+            Param::PrereqMinRatio => "prereq_min_ratio",
+            Param::Coverage => "coverage",
+            Param::CoverageRelevance => "coverage_relevance",
+            Param::FacetSeeds => "facet_seeds",
+            Param::MaxTermDf => "max_term_df",
         }
     }
 
@@ -120,6 +148,33 @@ impl Param {
             Param::MinSeedScore => opts.min_seed_score = v as f32,
             Param::MinDenseScore => opts.min_dense_score = v as f32,
             Param::MinRelativeScore => opts.min_relative_score = v,
+            Param::PrereqSlots => opts.prerequisites.slots = if v == 0.0 { 0 } else { whole()? },
+            Param::PrereqAnchors => opts.prerequisites.anchors = whole()?,
+            Param::PrereqMinRatio => {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in [0, 1]")));
+                }
+                opts.prerequisites.min_ratio = v;
+            }
+            Param::Coverage => {
+                if v != 0.0 && v != 1.0 {
+                    return Err(Error::Sweep(format!("{name}: {v} is not 0 or 1")));
+                }
+                opts.coverage.enabled = v == 1.0;
+            }
+            Param::CoverageRelevance => {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in [0, 1]")));
+                }
+                opts.coverage.relevance = v;
+            }
+            Param::FacetSeeds => opts.coverage.facet_seeds = if v == 0.0 { 0 } else { whole()? },
+            Param::MaxTermDf => {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in (0, 1]")));
+                }
+                opts.seeds.max_term_df = v;
+            }
         }
         Ok(())
     }

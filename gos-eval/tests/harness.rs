@@ -142,8 +142,8 @@ fn default_arms_reproduce_the_reported_metrics() {
 | completeness | 1.000 | 0.900 | 1.000 | 1.000 |
 | precision | 0.287 | 0.275 | 0.289 | 0.300 |
 | co_recovery | 1.000 | 0.929 | 1.000 | 1.000 |
-| hit_at_1 | 0.900 | 0.900 | 0.900 | 0.900 |
-| mrr_at_10 | 0.933 | 0.933 | 0.925 | 0.933 |
+| hit_at_1 | 0.900 | 1.000 | 0.900 | 0.900 |
+| mrr_at_10 | 0.933 | 1.000 | 0.925 | 0.933 |
 | recall_at_10 | 1.000 | 1.000 | 1.000 | 1.000 |
 | recall_at_20 | 1.000 | 1.000 | 1.000 | 1.000 |
 | recall_at_50 | 1.000 | 1.000 | 1.000 | 1.000 |
@@ -151,6 +151,10 @@ fn default_arms_reproduce_the_reported_metrics() {
 | bundle_size | 8.00 | 8.00 | 7.90 | 7.60 |
 "
     );
+    // Session 3: I/O producer ties no longer prefer the consumer's collection
+    // (gos-build/src/relate.rs), so gif-maker's fifth `image` producer is raster-hillshade
+    // instead of image-resize, and forward/lexical ranks one oracle first (hit@1 0.9 -> 1.0);
+    // reasons quote the shared terms, so contexts grow by a few characters.
     // Unrounded values and bootstrap intervals (seed 0, 5,000 resamples) as `gos eval` wrote
     // them to report.json.
     let value = |arm: usize, metric: &str| {
@@ -164,7 +168,7 @@ fn default_arms_reproduce_the_reported_metrics() {
     assert!((value(3, "precision") - 0.300_357_142_857_142_9).abs() < 1e-12);
     all_close(
         &context_chars_without_root(&report, &ws),
-        &[9611.3, 9534.7, 9445.8, 9223.1],
+        &[9616.8, 9597.0, 9447.7, 9223.1],
     );
     close(
         ci(&report, "forward/lexical", "recall_available"),
@@ -172,7 +176,7 @@ fn default_arms_reproduce_the_reported_metrics() {
     );
     close(
         ci(&report, "no-graph/lexical", "context_chars"),
-        (-388.2, -1276.9225, 154.204_999_999_999_93),
+        (-393.7, -1284.3025, 149.424_999_999_999_64),
     );
     assert_eq!(report.records.len(), 10);
     assert!(report.missing_oracles().is_empty());

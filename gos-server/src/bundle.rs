@@ -24,7 +24,7 @@ pub struct CallTimings {
 ///
 /// Keys: `status`, `query`, `mode`, `seed_source`, `rerank` (the reranker's name), `skills`
 /// (`id`, `name`, `source`, `score`, `reason`, `chars`, `clipped`, `omitted_chars`,
-/// `warnings`), `rendered_context`, `no_hit_reason` (why there is no bundle, `null` with one),
+/// `warnings`; `facet` with coverage selection on), `rendered_context`, `no_hit_reason` (why there is no bundle, `null` with one),
 /// `context_chars`, `limits_applied` (caps applied to the query, with what they cut), `seeds` (`id`, `rank`, `score`, `weight`), `top_seed_score`,
 /// `top_dense_score`, `rewrite` (`rewrite` as given, `null` without one) and `timings_ms`
 /// (the stage timings of `r` plus `timings`).
@@ -42,7 +42,7 @@ pub fn bundle_json(
         .skills
         .iter()
         .map(|s| {
-            json!({
+            let mut skill = json!({
                 "id": s.id,
                 "name": s.name,
                 "source": s.source,
@@ -52,7 +52,12 @@ pub fn bundle_json(
                 "clipped": s.clipped,
                 "omitted_chars": s.omitted_chars,
                 "warnings": s.warnings,
-            })
+            });
+            // With coverage selection on: the facet (`kind`, `text`) the entry was chosen for.
+            if let Some(f) = r.coverage.as_ref().and_then(|c| c.facet_of(s.node)) {
+                skill["facet"] = json!(f);
+            }
+            skill
         })
         .collect();
     json!({

@@ -229,6 +229,14 @@ pub struct RetrieveArgs {
     /// Write Source paths as absolute paths under the workspace's library root.
     #[arg(long)]
     pub absolute_paths: bool,
+    /// Split the task into facets (steps, actions, artifacts), seed per facet and choose the
+    /// bundle by facet coverage; each entry's JSON names its facet (docs/graph-quality.md).
+    #[arg(long)]
+    pub coverage: bool,
+    /// Bundle slots reserved for prerequisites of the top-ranked skills (0: off;
+    /// docs/graph-quality.md).
+    #[arg(long, default_value_t = 0)]
+    pub prereq_slots: usize,
     /// Task text; `-` reads it from stdin.
     pub query: String,
 
@@ -309,8 +317,10 @@ pub struct EvalArgs {
     pub cv: Option<usize>,
     /// A swept parameter, NAME=V1,V2,... (repeatable; the grid is their product). Names:
     /// seed_k, pool_k, restart_prob, graph_weight, lexical_weight, dense_weight, name_weight,
-    /// top_n, min_seed_score, min_dense_score, min_relative_score. List the default first: ties
-    /// keep the earlier value.
+    /// top_n, min_seed_score, min_dense_score, min_relative_score, prereq_slots,
+    /// prereq_anchors, prereq_min_ratio, coverage, coverage_relevance, facet_seeds,
+    /// max_term_df. List the
+    /// default first: ties keep the earlier value.
     #[arg(long, value_name = "NAME=V1,V2,...", requires = "cv")]
     pub sweep: Vec<String>,
     /// Metric the cross-validation maximizes (a per-task metric of report.json, e.g.
@@ -325,6 +335,10 @@ pub struct EvalArgs {
     /// LLM endpoint of the pipeline arms' LLM stages (without one they fall back).
     #[command(flatten)]
     pub llm: LlmArgs,
+    /// Set a retrieval parameter for every arm, NAME=V (repeatable; the --sweep names, e.g.
+    /// prereq_slots=1 or coverage=1), to compare arms at a value chosen by --cv.
+    #[arg(long = "set", value_name = "NAME=V")]
+    pub set: Vec<String>,
 }
 
 /// Arguments of `gos synth`.

@@ -12,6 +12,7 @@
 //!    its reason (`reason`).
 
 mod candidates;
+pub mod coverage;
 pub mod limits;
 mod reason;
 
@@ -72,6 +73,11 @@ pub struct RetrieveOptions {
     /// Write `Source:` paths as absolute paths under the workspace's library root instead of
     /// relative to it ([`SourcePaths::absolute`]); off by default.
     pub absolute_paths: bool,
+    /// Bundle slots reserved for prerequisites of the top-ranked skills in graph modes
+    /// ([`crate::prerequisite::reserve`]); off by default.
+    pub prerequisites: crate::prerequisite::PrerequisiteShare,
+    /// Facet seeding and coverage selection ([`coverage`]); off by default.
+    pub coverage: coverage::CoverageParams,
 }
 
 impl Default for RetrieveOptions {
@@ -87,6 +93,8 @@ impl Default for RetrieveOptions {
             min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
             exclude_flagged: false,
             absolute_paths: false,
+            prerequisites: Default::default(),
+            coverage: Default::default(),
         }
     }
 }
@@ -146,6 +154,8 @@ pub struct Retrieval {
     pub timings: Timings,
     /// Caps of [`limits`] that applied to this query, in words (empty for ordinary queries).
     pub limits_applied: Vec<String>,
+    /// The facets and what covers them, with [`RetrieveOptions::coverage`] on.
+    pub coverage: Option<coverage::Coverage>,
 }
 
 /// A model the retriever either borrows or owns.
@@ -386,6 +396,10 @@ impl<'w> Retriever<'w> {
         for s in &seeds {
             p[s.node] += s.weight;
         }
+        let facets = (opts.coverage.enabled)
+            .then(|| coverage::Prepared::new(self.ws.lexical(), text, &opts.coverage))
+            .transpose()?;
+        facets.iter().for_each(|f| f.seed(&mut p));
         let graph_scores = diffuse::for_mode(opts.mode, self.ws, &opts.ppr).diffuse(&p);
         let t_diffuse = ms(t);
 
@@ -416,6 +430,11 @@ impl<'w> Retriever<'w> {
         } else {
             0.0
         };
+        let (g, top_n) = (self.ws.graph(), opts.budgets.top_n);
+        let coverage = facets.map(|f| f.choose(&mut ranked, eligible, top_n));
+        if opts.mode != RetrievalMode::NoGraph {
+            crate::prerequisite::reserve(g, &mut ranked, eligible, top_n, &opts.prerequisites);
+        }
 
         let t = Instant::now();
         let evidence = RelevanceEvidence {
@@ -474,6 +493,7 @@ impl<'w> Retriever<'w> {
                 total: ms(start),
             },
             limits_applied,
+            coverage,
         })
     }
 
@@ -508,7 +528,8 @@ impl<'w> Retriever<'w> {
     fn seeder(&self, source: SeedSource, opts: &RetrieveOptions) -> Result<Box<dyn Seeder + '_>> {
         let lexical = self.ws.lexical();
         if !source.needs_vectors() {
-            return Ok(Box::new(LexicalSeeder::new(lexical)));
+            let seeder = LexicalSeeder::new(lexical).with_max_term_df(opts.seeds.max_term_df);
+            return Ok(Box::new(seeder));
         }
         let Some(set) = self.ws.dense() else {
             return Err(Error::InvalidOption {

@@ -185,6 +185,10 @@ pub struct SeedParams {
     /// Also embed the query's passages ([`crate::dense::query_passages`]) and score each skill
     /// by its best cosine over them (long multi-paragraph tasks dilute one mean-pooled vector).
     pub query_chunks: bool,
+    /// IDF floor of lexical seeds: query terms used by more than this share of the skills are
+    /// left out of the BM25 query, in (0, 1]; 1 (the default) keeps every term
+    /// (docs/graph-quality.md).
+    pub max_term_df: f64,
 }
 
 impl Default for SeedParams {
@@ -196,6 +200,7 @@ impl Default for SeedParams {
             source: SeedSource::Auto,
             fusion: Fusion::default(),
             query_chunks: false,
+            max_term_df: 1.0,
         }
     }
 }

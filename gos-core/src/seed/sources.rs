@@ -10,12 +10,23 @@ use crate::lexical::LexicalIndex;
 #[derive(Clone, Copy)]
 pub struct LexicalSeeder<'a> {
     index: &'a LexicalIndex,
+    max_term_df: f64,
 }
 
 impl<'a> LexicalSeeder<'a> {
-    /// A seeder over `index`.
+    /// A seeder over `index`, with every query term.
     pub fn new(index: &'a LexicalIndex) -> Self {
-        LexicalSeeder { index }
+        LexicalSeeder {
+            index,
+            max_term_df: 1.0,
+        }
+    }
+
+    /// The same seeder searching without the terms more than `share` of the skills use
+    /// ([`LexicalIndex::without_common_terms`], [`super::SeedParams::max_term_df`]).
+    pub fn with_max_term_df(mut self, share: f64) -> Self {
+        self.max_term_df = share;
+        self
     }
 }
 
@@ -25,7 +36,10 @@ impl Seeder for LexicalSeeder<'_> {
     }
 
     fn first_stage(&self, query: &Query<'_>, pool_k: usize) -> Result<FirstStage> {
-        let bm25 = self.index.search(&query.terms, pool_k)?;
+        let terms = self
+            .index
+            .without_common_terms(&query.terms, self.max_term_df)?;
+        let bm25 = self.index.search(&terms, pool_k)?;
         Ok(FirstStage {
             pool: bm25.clone(),
             bm25,
