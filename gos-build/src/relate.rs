@@ -21,8 +21,10 @@
 //!
 //! **Mention edges**: when a body says "use the `x` skill", the node named `x` (frontmatter
 //! name or folder name, case-insensitive) becomes a prerequisite: edge `x -> mentioner`, type
-//! dependency, provenance mention, weight 1. An ambiguous name resolves to the node of the
-//! mentioner's collection; if that is still ambiguous, or the name is a common word, no edge.
+//! dependency, provenance mention, weight 1. An ambiguous name resolves only when exactly one
+//! of its skills has it as folder name; otherwise, or when the name is a common word, no edge.
+//! (Until session 3 an ambiguous name resolved to the mentioner's collection, a collection
+//! signal like the I/O tie-break above; removed for the same reason.)
 //! Four rules keep mention edges to prerequisites:
 //!
 //! - **hub damping**: a skill named by more than [`MAX_MENTION_FAN_IN`] mentioners is a
@@ -258,13 +260,9 @@ pub fn mention_edges(
                 stats.mentions_unresolved += 1;
                 continue;
             };
-            let all: Vec<usize> = all.iter().copied().filter(|&i| i != c).collect();
-            let same: Vec<usize> = all
-                .iter()
-                .copied()
-                .filter(|&i| nodes[i].collection() == nodes[c].collection())
-                .collect();
-            let pool = if same.is_empty() { all } else { same };
+            // Never narrowed by the mentioner's collection: a collection signal would leak the
+            // benchmark's layout into the graph (module docs).
+            let pool: Vec<usize> = all.iter().copied().filter(|&i| i != c).collect();
             let chosen = match pool.as_slice() {
                 [one] => Some(*one),
                 [] => None,
@@ -505,17 +503,19 @@ mod tests {
     }
 
     #[test]
-    fn mentions_resolve_within_the_collection_and_skip_common_words() {
+    fn ambiguous_mentions_link_nothing_whatever_the_collection_and_common_words_are_skipped() {
         let nodes = vec![
             node("docs/pdf", "pdf", &[], &[]),
             node("sci/pdf", "pdf", &[], &[]),
             node("docs/invoice", "invoice", &[], &[]),
             node("other/thing", "thing", &[], &[]),
         ];
+        // docs/invoice names `pdf` (two skills, one in its own collection: still ambiguous),
+        // `skill` (a common word) and `thing` (one skill, in another collection).
         let mentions = vec![
             vec![],
             vec![],
-            vec!["pdf".into(), "skill".into()],
+            vec!["pdf".into(), "skill".into(), "thing".into()],
             vec!["pdf".into()],
         ];
         let mut stats = RelateStats::default();
@@ -523,9 +523,9 @@ mod tests {
         assert_eq!(edges.len(), 1);
         assert_eq!(
             (edges[0].source.as_str(), edges[0].target.as_str()),
-            ("docs/pdf", "docs/invoice")
+            ("other/thing", "docs/invoice")
         );
         assert_eq!(stats.mentions_common_word, 1);
-        assert_eq!(stats.mentions_ambiguous, 1);
+        assert_eq!(stats.mentions_ambiguous, 2);
     }
 }

@@ -153,13 +153,10 @@ impl PoolProvider for IoNeighbours<'_> {
             }
         }
         shared.remove(&focus);
-        let same = |i: usize| self.nodes[i].collection() == n.collection();
+        // Ties go to the smaller node index, never to the focus's own collection (a collection
+        // signal the graph must not carry; docs/graph-quality.md).
         let mut ranked: Vec<(usize, usize)> = shared.into_iter().collect();
-        ranked.sort_by(|a, b| {
-            b.1.cmp(&a.1)
-                .then(same(b.0).cmp(&same(a.0)))
-                .then(a.0.cmp(&b.0))
-        });
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.into_iter().take(limit).map(|(i, _)| i).collect()
     }
 }
