@@ -13,7 +13,10 @@
 
 mod candidates;
 pub mod limits;
+mod options;
 mod reason;
+
+pub use options::RetrieveOptions;
 
 pub use crate::candidate::RankedSkill;
 pub use crate::mode::RetrievalMode;
@@ -25,18 +28,14 @@ use crate::cross_encoder::CrossEncoder;
 use crate::dense::SentenceEncoder;
 use crate::diffuse;
 use crate::error::{Error, Result};
-use crate::hydrate::{Budgets, Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
-use crate::ppr::PprParams;
+use crate::hydrate::{Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
 use crate::query::Query;
-use crate::relevance::{
-    self, DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, Decision, NoHitReason,
-    RelevanceEvidence, RelevanceFloors,
-};
+use crate::relevance::{self, Decision, NoHitReason, RelevanceEvidence};
 #[cfg(feature = "neural")]
 use crate::rerank::{CrossEncoderReranker, StageParams};
-use crate::rerank::{FieldEvidence, RerankContext, RerankWeights, Reranker};
+use crate::rerank::{FieldEvidence, RerankContext, Reranker};
 use crate::seed::{
-    DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedParams, SeedSource, Seeder, seeds_from_pool,
+    DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedSource, Seeder, seeds_from_pool,
 };
 use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
@@ -44,63 +43,6 @@ use serde::Serialize;
 #[cfg(feature = "neural")]
 use std::path::Path;
 use std::time::Instant;
-
-/// Everything that shapes one retrieval. `RetrieveOptions::default()` is what `gos retrieve`
-/// does without options.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RetrieveOptions {
-    /// Graph operation.
-    pub mode: RetrievalMode,
-    /// Seeding (source [`SeedSource::Auto`] by default: hybrid when the retriever has a query
-    /// encoder, else lexical).
-    pub seeds: SeedParams,
-    /// Diffusion.
-    pub ppr: PprParams,
-    /// Final-score mixing.
-    pub rerank: RerankWeights,
-    /// Bundle budgets.
-    pub budgets: Budgets,
-    /// Lexical relevance floor ([`RelevanceFloors::min_seed_score`]).
-    pub min_seed_score: f32,
-    /// Dense relevance floor ([`RelevanceFloors::min_dense_score`]).
-    pub min_dense_score: f32,
-    /// Relative floor ([`RelevanceFloors::min_relative_score`]).
-    pub min_relative_score: f64,
-    /// Leave out skills the build flagged with content warnings
-    /// ([`crate::SkillNode::warnings`], docs/security.md); off by default.
-    pub exclude_flagged: bool,
-    /// Write `Source:` paths as absolute paths under the workspace's library root instead of
-    /// relative to it ([`SourcePaths::absolute`]); off by default.
-    pub absolute_paths: bool,
-}
-
-impl Default for RetrieveOptions {
-    fn default() -> Self {
-        RetrieveOptions {
-            mode: RetrievalMode::Reverse,
-            seeds: SeedParams::default(),
-            ppr: PprParams::default(),
-            rerank: RerankWeights::default(),
-            budgets: Budgets::default(),
-            min_seed_score: DEFAULT_MIN_SEED_SCORE,
-            min_dense_score: DEFAULT_MIN_DENSE_SCORE,
-            min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
-            exclude_flagged: false,
-            absolute_paths: false,
-        }
-    }
-}
-
-impl RetrieveOptions {
-    /// The relevance floors of these options.
-    pub fn floors(&self) -> RelevanceFloors {
-        RelevanceFloors {
-            min_seed_score: self.min_seed_score,
-            min_dense_score: self.min_dense_score,
-            min_relative_score: self.min_relative_score,
-        }
-    }
-}
 
 /// Milliseconds per stage.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
