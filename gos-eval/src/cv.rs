@@ -49,11 +49,17 @@ pub enum Param {
     MinDenseScore,
     /// [`RetrieveOptions::min_relative_score`].
     MinRelativeScore,
+    /// [`RetrieveOptions::collapse_duplicates`] (0 off, 1 on).
+    CollapseDuplicates,
+    /// [`gos_core::retrieve::BundleCut::min_top_ratio`] (in [0, 1]).
+    BundleFloor,
+    /// [`gos_core::retrieve::BundleCut::min_step_ratio`] (in [0, 1]).
+    BundleGap,
 }
 
 impl Param {
     /// Every parameter, in `--help` order.
-    pub const ALL: [Param; 11] = [
+    pub const ALL: [Param; 14] = [
         Param::SeedK,
         Param::PoolK,
         Param::RestartProb,
@@ -65,6 +71,9 @@ impl Param {
         Param::MinSeedScore,
         Param::MinDenseScore,
         Param::MinRelativeScore,
+        Param::CollapseDuplicates,
+        Param::BundleFloor,
+        Param::BundleGap,
     ];
 
     /// The name a sweep uses, e.g. `min_seed_score`.
@@ -81,6 +90,9 @@ impl Param {
             Param::MinSeedScore => "min_seed_score",
             Param::MinDenseScore => "min_dense_score",
             Param::MinRelativeScore => "min_relative_score",
+            Param::CollapseDuplicates => "collapse_duplicates",
+            Param::BundleFloor => "bundle_floor",
+            Param::BundleGap => "bundle_gap",
         }
     }
 
@@ -88,7 +100,8 @@ impl Param {
     ///
     /// # Errors
     /// [`Error::Sweep`] for a non-finite value, a fractional or non-positive integer, or a
-    /// restart probability outside (0, 1).
+    /// restart probability outside (0, 1), a switch other than 0 or 1, or a bundle cut
+    /// outside [0, 1].
     pub fn apply(self, opts: &mut RetrieveOptions, v: f64) -> Result<()> {
         let name = self.as_str();
         if !v.is_finite() {
@@ -120,6 +133,21 @@ impl Param {
             Param::MinSeedScore => opts.min_seed_score = v as f32,
             Param::MinDenseScore => opts.min_dense_score = v as f32,
             Param::MinRelativeScore => opts.min_relative_score = v,
+            Param::CollapseDuplicates => {
+                if v != 0.0 && v != 1.0 {
+                    return Err(Error::Sweep(format!("{name}: {v} is not 0 or 1")));
+                }
+                opts.collapse_duplicates = v == 1.0;
+            }
+            Param::BundleFloor | Param::BundleGap => {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in [0, 1]")));
+                }
+                match self {
+                    Param::BundleFloor => opts.bundle_cut.min_top_ratio = v,
+                    _ => opts.bundle_cut.min_step_ratio = v,
+                }
+            }
         }
         Ok(())
     }

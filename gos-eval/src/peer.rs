@@ -108,6 +108,7 @@ pub fn peer_arm() -> Arm {
         mode: RetrievalMode::NoGraph,
         source: SeedSource::Lexical,
         cross_encoder: false,
+        overrides: Vec::new(),
     }
 }
 
@@ -185,6 +186,8 @@ pub fn append_peer(
                 .iter()
                 .map(|o| o.node.and_then(rank))
                 .collect(),
+            oracle_duplicates_above: vec![0; record.oracles.len()],
+            collapsed: Vec::new(),
             seeds: Vec::new(),
             context_chars: 0,
             timings: Timings {

@@ -33,6 +33,12 @@ pub struct ArmTask {
     pub oracle_ranks: Vec<Option<usize>>,
     /// 1-based rank of each oracle in the BM25 pool (`RankedSkill::pool_rank`).
     pub oracle_lexical_ranks: Vec<Option<usize>>,
+    /// Per oracle, how many candidates ranked above it are a second (or later) member of a
+    /// near-duplicate group (always 0 when the arm collapses duplicates).
+    pub oracle_duplicates_above: Vec<usize>,
+    /// Nodes the near-duplicate collapse dropped from the ranked list in favour of a
+    /// better-ranked copy (`Retrieval::alternates`).
+    pub collapsed: Vec<usize>,
     /// Seed ids in seed order.
     pub seeds: Vec<String>,
     /// Characters of the rendered context.
@@ -186,6 +192,7 @@ pub fn run_arms<'a>(
                     .find(|s| s.node == node)
                     .and_then(|s| s.pool_rank)
             };
+            let repeats = duplicate_repeats(ws, &ranked);
             per_arm.push(ArmTask {
                 status: r.bundle.status.as_str(),
                 bundle: r.bundle.skills.iter().map(|s| s.id.clone()).collect(),
@@ -199,6 +206,14 @@ pub fn run_arms<'a>(
                     .iter()
                     .map(|o| o.node.and_then(lexical_rank))
                     .collect(),
+                oracle_duplicates_above: oracles
+                    .iter()
+                    .map(|o| {
+                        let rank = o.node.and_then(|n| rank_of(&r.ranked, n));
+                        rank.map_or(0, |k| repeats[..k - 1].iter().filter(|&&x| x).count())
+                    })
+                    .collect(),
+                collapsed: r.alternates.values().flatten().copied().collect(),
                 seeds: r
                     .seeds
                     .iter()
@@ -222,6 +237,16 @@ pub fn run_arms<'a>(
         });
     }
     Ok(records)
+}
+
+/// Per position of `ranked`, whether the node repeats a near-duplicate group of `ws` already
+/// seen higher in the list.
+fn duplicate_repeats(ws: &Workspace, ranked: &[usize]) -> Vec<bool> {
+    let mut seen = std::collections::HashSet::new();
+    ranked
+        .iter()
+        .map(|&n| ws.duplicates().group_of(n).is_some_and(|g| !seen.insert(g)))
+        .collect()
 }
 
 /// Intervals of `arm − baseline`, per non-baseline arm name and per metric of

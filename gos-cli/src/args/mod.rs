@@ -229,6 +229,18 @@ pub struct RetrieveArgs {
     /// Write Source paths as absolute paths under the workspace's library root.
     #[arg(long)]
     pub absolute_paths: bool,
+    /// Keep every member of a near-duplicate group in the bundle (default: one per group,
+    /// the others listed as its alternates).
+    #[arg(long)]
+    pub no_collapse_duplicates: bool,
+    /// Adaptive bundle size: end the bundle at the first skill whose final score is below
+    /// this share of the best one (0 = off; `--top-n` stays the maximum).
+    #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
+    pub bundle_floor: f64,
+    /// Adaptive bundle size: end the bundle at the first skill whose final score is below
+    /// this share of the score just above it (0 = off).
+    #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
+    pub bundle_gap: f64,
     /// Task text; `-` reads it from stdin.
     pub query: String,
 }

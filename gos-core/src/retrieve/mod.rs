@@ -12,11 +12,14 @@
 //!    its reason (`reason`).
 
 mod candidates;
+pub mod collapse;
+pub mod cut;
 pub mod limits;
 mod options;
 mod reason;
 
-pub use options::RetrieveOptions;
+pub use cut::BundleCut;
+pub use options::{DEFAULT_COLLAPSE_DUPLICATES, RetrieveOptions};
 
 pub use crate::candidate::RankedSkill;
 pub use crate::mode::RetrievalMode;
@@ -78,8 +81,11 @@ pub struct Retrieval {
     /// Best cosine between the query and a skill (the dense relevance-floor evidence), when
     /// dense retrieval ran.
     pub top_dense_score: Option<f32>,
-    /// All candidates in final order (the ranked list that hit@k and recall@k read).
+    /// All candidates in final order (the ranked list that hit@k and recall@k read), one
+    /// member per near-duplicate group with [`RetrieveOptions::collapse_duplicates`].
     pub ranked: Vec<RankedSkill>,
+    /// Group members dropped from `ranked`, per kept node ([`collapse::Alternates`]).
+    pub alternates: collapse::Alternates,
     /// The relevance decision, with the reason when nothing is returned.
     pub decision: Decision,
     /// The hydrated bundle.
@@ -348,6 +354,7 @@ impl<'w> Retriever<'w> {
             text: &text_view,
         };
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
+        let alternates = collapse::collapse(self.ws, &mut ranked, opts.collapse_duplicates);
         let t_rerank = ms(t);
         let floors = opts.floors();
         let eligible = relevance::eligible(&ranked, floors.min_relative_score);
@@ -369,10 +376,12 @@ impl<'w> Retriever<'w> {
                 .needs_vectors()
                 .then(|| first.dense.first().map_or(0.0, |h| h.1)),
         };
+        let eligible = opts.bundle_cut.keep(&ranked, eligible);
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {
             Decision::Hit { eligible } => {
-                let (inputs, flagged) = self.hydration_inputs(&ranked[..eligible], opts)?;
+                let (inputs, flagged) =
+                    self.hydration_inputs(&ranked[..eligible], &alternates, opts)?;
                 let paths = SourcePaths {
                     library_root: self.ws.info().library_root.clone(),
                     absolute: opts.absolute_paths,
@@ -404,6 +413,7 @@ impl<'w> Retriever<'w> {
             top_seed_score: evidence.top_seed_score,
             top_dense_score: evidence.top_dense_score,
             ranked,
+            alternates,
             decision,
             bundle,
             timings: Timings {
@@ -474,6 +484,7 @@ impl<'w> Retriever<'w> {
     fn hydration_inputs(
         &self,
         eligible: &[RankedSkill],
+        alternates: &collapse::Alternates,
         opts: &RetrieveOptions,
     ) -> Result<(Vec<HydrationInput>, usize)> {
         let n = eligible.len().min(opts.budgets.top_n);
@@ -497,6 +508,7 @@ impl<'w> Retriever<'w> {
                 reason: reason::reason(self.ws, &eligible[..i], r, opts.mode),
                 content: self.content(r.node)?,
                 warnings: node.warnings.clone(),
+                alternates: collapse::alternates_of(self.ws, alternates, r.node),
             });
         }
         Ok((inputs, flagged))

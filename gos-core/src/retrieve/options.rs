@@ -7,7 +7,9 @@ use crate::relevance::{
     DEFAULT_MIN_DENSE_SCORE, DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, RelevanceFloors,
 };
 use crate::rerank::RerankWeights;
-use crate::seed::{SeedParams, SeedSource};
+use crate::seed::SeedParams;
+
+use super::cut::BundleCut;
 
 /// Everything that shapes one retrieval. `RetrieveOptions::default()` is what `gos retrieve`
 /// does without options.
@@ -15,7 +17,7 @@ use crate::seed::{SeedParams, SeedSource};
 pub struct RetrieveOptions {
     /// Graph operation.
     pub mode: RetrievalMode,
-    /// Seeding (source [`SeedSource::Auto`] by default: hybrid when the retriever has a query
+    /// Seeding (source [`crate::seed::SeedSource::Auto`] by default: hybrid when the retriever has a query
     /// encoder, else lexical).
     pub seeds: SeedParams,
     /// Diffusion.
@@ -36,7 +38,16 @@ pub struct RetrieveOptions {
     /// Write `Source:` paths as absolute paths under the workspace's library root instead of
     /// relative to it ([`crate::hydrate::SourcePaths::absolute`]); off by default.
     pub absolute_paths: bool,
+    /// Keep one member per near-duplicate group of the workspace in the ranked list, the
+    /// best-ranked, and list the others as its alternates ([`crate::duplicates`]). A
+    /// workspace without groups is unaffected. Default: [`DEFAULT_COLLAPSE_DUPLICATES`].
+    pub collapse_duplicates: bool,
+    /// Adaptive bundle size ([`BundleCut`]); off by default.
+    pub bundle_cut: BundleCut,
 }
+
+/// Default [`RetrieveOptions::collapse_duplicates`] (on: DEV figures in docs/evaluation.md).
+pub const DEFAULT_COLLAPSE_DUPLICATES: bool = true;
 
 impl Default for RetrieveOptions {
     fn default() -> Self {
@@ -51,6 +62,8 @@ impl Default for RetrieveOptions {
             min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
             exclude_flagged: false,
             absolute_paths: false,
+            collapse_duplicates: DEFAULT_COLLAPSE_DUPLICATES,
+            bundle_cut: BundleCut::default(),
         }
     }
 }
