@@ -98,9 +98,11 @@ fn copies_are_grouped_and_a_bundle_holds_one_of_them() {
     let ws = Workspace::open(&ws_dir).unwrap();
     assert_eq!(ws.duplicates().len(), 1);
     let retriever = Retriever::new(&ws);
-    let r = retriever
-        .retrieve(QUERY, &RetrieveOptions::default())
-        .unwrap();
+    let on = RetrieveOptions {
+        collapse_duplicates: true,
+        ..RetrieveOptions::default()
+    };
+    let r = retriever.retrieve(QUERY, &on).unwrap();
     let ids: Vec<&str> = r.bundle.skills.iter().map(|s| s.id.as_str()).collect();
     let pdf: Vec<&&str> = ids.iter().filter(|id| id.contains("pdf")).collect();
     assert_eq!(pdf.len(), 1, "one copy per bundle: {ids:?}");
@@ -129,12 +131,10 @@ fn copies_are_grouped_and_a_bundle_holds_one_of_them() {
             .contains("Alternates (copies of this skill, left out): ")
     );
     assert!(r.ranked.iter().all(|c| !alt.contains(&c.id.as_str())));
-    // Off: every copy competes for a slot again.
-    let off = RetrieveOptions {
-        collapse_duplicates: false,
-        ..RetrieveOptions::default()
-    };
-    let r = retriever.retrieve(QUERY, &off).unwrap();
+    // Off (the default): every copy competes for a slot.
+    let r = retriever
+        .retrieve(QUERY, &RetrieveOptions::default())
+        .unwrap();
     let pdf = r
         .bundle
         .skills

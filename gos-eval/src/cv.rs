@@ -444,10 +444,12 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 /// The headline metrics of the report tables.
-const SHOWN: [&str; 6] = [
+const SHOWN: [&str; 8] = [
     "recall_available",
     "completeness",
     "precision",
+    "f1",
+    "f2",
     "hit_at_1",
     "mrr_at_10",
     "bundle_size",

@@ -190,6 +190,8 @@ pub fn append_peer(
             collapsed: Vec::new(),
             seeds: Vec::new(),
             context_chars: 0,
+            top_seed_score: 0.0,
+            top_dense_score: None,
             timings: Timings {
                 seed: r.ms,
                 total: r.ms,

@@ -259,6 +259,8 @@ impl EvalReport {
                     "oracle_ranks": ranks(&a.oracle_ranks),
                     "oracle_lexical_ranks": ranks(&a.oracle_lexical_ranks),
                     "context_chars": a.context_chars,
+                    "top_seed_score": a.top_seed_score,
+                    "top_dense_score": a.top_dense_score,
                     "timings_ms": a.timings,
                     "metrics": a.scores,
                 });

@@ -43,6 +43,11 @@ pub struct ArmTask {
     pub seeds: Vec<String>,
     /// Characters of the rendered context.
     pub context_chars: usize,
+    /// The lexical relevance evidence (`Retrieval::top_seed_score`).
+    pub top_seed_score: f32,
+    /// The dense relevance evidence (`Retrieval::top_dense_score`), with dense or hybrid
+    /// seeds.
+    pub top_dense_score: Option<f32>,
     /// Stage timings in milliseconds.
     pub timings: Timings,
     /// Per-task metric values.
@@ -220,6 +225,8 @@ pub fn run_arms<'a>(
                     .map(|s| ws.manifest().nodes[s.node].id.clone())
                     .collect(),
                 context_chars,
+                top_seed_score: r.top_seed_score,
+                top_dense_score: r.top_dense_score,
                 timings: r.timings,
                 scores,
             });
