@@ -32,9 +32,9 @@ for seeds in lexical hybrid; do
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
     --sweep collapse_duplicates=0,1 --out "$OUT/cv-collapse-$seeds"
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q --cv-metric f2 \
-    --sweep bundle_floor=0,0.2,0.3,0.4,0.5,0.6,0.7,0.8 --out "$OUT/cv-floor-$seeds"
+    --sweep bundle_floor=0,0.2,0.3,0.4,0.5,0.6,0.7 --out "$OUT/cv-floor-$seeds"
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q --cv-metric f2 \
-    --sweep bundle_gap=0,0.5,0.6,0.7,0.8,0.9 --out "$OUT/cv-gap-$seeds"
+    --sweep bundle_gap=0,0.4,0.5,0.6,0.7,0.8 --out "$OUT/cv-gap-$seeds"
   best() { python3 -c "import json,sys; c=json.load(open(sys.argv[1])); print(c['grid'][c['best_in_sample']]['values'][sys.argv[2]])" "$1" "$2"; }
   floor=$(best "$OUT/cv-floor-$seeds/cv.json" bundle_floor)
   gap=$(best "$OUT/cv-gap-$seeds/cv.json" bundle_gap)

@@ -42,7 +42,7 @@ impl BundleCut {
         let Some(top) = ranked.first().map(|r| r.score) else {
             return 0;
         };
-        if self.is_off() || !(top > 0.0) {
+        if self.is_off() || top.is_nan() || top <= 0.0 {
             return eligible;
         }
         (1..eligible)
