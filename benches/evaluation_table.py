@@ -66,10 +66,14 @@ def variants(seeds):
         cv = load(f"cv-{name}-{seeds}/cv.json")
         param = next(iter(cv["grid"][0]["values"]))
         best = cv["grid"][cv["best_in_sample"]]
+        if name == "collapse":
+            # Show the variant itself (collapse on), whatever the folds chose.
+            best = next(g for g in cv["grid"] if g["values"][param] == 1)
         chosen = ", ".join(sorted({c["values"] for c in cv["fold_choices"]}))
         oof = cv["out_of_fold"]
         cells = [pair(best["in_sample"].get(k), oof.get(k)) for k in SHOWN]
-        lines.append(f"| {label} (`{param}` = {best['values'][param]:g}, best in-sample on "
+        how = "the variant" if name == "collapse" else "best in-sample"
+        lines.append(f"| {label} (`{param}` = {best['values'][param]:g}, {how}; chosen on "
                      f"{cv['selection_metric']}) | folds chose {chosen} | " + " | ".join(cells)
                      + f" | {f(best['in_sample'].get('bundle_size'), 2)} |")
     fixed("no graph", f"no-graph/{seeds}")
@@ -125,7 +129,14 @@ def floor_cv(pos, neg, candidates):
     chosen = []
     for k in range(4):
         train = lambda i, k=k: fold[i] != k
-        best = min(candidates, key=lambda fl: (sum(errors(fl, train)), fl))
+        n_pos = sum(1 for i in pos if train(i))
+        n_neg = sum(1 for i in neg if train(i))
+
+        def rate(fl):
+            fh, fm = errors(fl, train)
+            return fh / n_neg + fm / n_pos
+
+        best = min(candidates, key=lambda fl: (rate(fl), fl))
         chosen.append(best)
         fh, fm = errors(best, lambda i, k=k: fold[i] == k)
         oof_fh += fh
@@ -152,8 +163,8 @@ def floors():
             n_tb = sum(1 for s in tb.values() if s is not None and s >= fl)
             lines.append(f"| {fl:g} | {fh} | {fm} | {n_tb} |")
         lines.append("")
-        lines.append(f"4-fold CV over DEV + unrelated (fewest false hits + false misses on the "
-                     f"other folds, ties to the lower floor): folds chose {chosen}; out-of-fold "
+        lines.append(f"4-fold CV over DEV + unrelated (lowest false-hit rate + false-miss rate "
+                     f"on the other folds, ties to the lower floor): folds chose {chosen}; out-of-fold "
                      f"{ofh} false hits ({ofh / len(unrel):.2f}) and {ofm} false misses "
                      f"({ofm / len(dev):.2f}).\n")
     return "\n".join(lines)

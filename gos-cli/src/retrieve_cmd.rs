@@ -33,7 +33,7 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
         absolute_paths: args.absolute_paths,
         ..RetrieveOptions::default()
     };
-    opts.collapse_duplicates = !args.no_collapse_duplicates;
+    opts.collapse_duplicates = args.collapse_duplicates;
     opts.bundle_cut = gos_core::retrieve::BundleCut {
         min_top_ratio: args.bundle_floor,
         min_step_ratio: args.bundle_gap,

@@ -229,10 +229,10 @@ pub struct RetrieveArgs {
     /// Write Source paths as absolute paths under the workspace's library root.
     #[arg(long)]
     pub absolute_paths: bool,
-    /// Keep every member of a near-duplicate group in the bundle (default: one per group,
-    /// the others listed as its alternates).
+    /// Keep one member per near-duplicate group of the workspace (the best-ranked) and list
+    /// the others as its alternates (default: every copy competes for a slot).
     #[arg(long)]
-    pub no_collapse_duplicates: bool,
+    pub collapse_duplicates: bool,
     /// Adaptive bundle size: end the bundle at the first skill whose final score is below
     /// this share of the best one (0 = off; `--top-n` stays the maximum).
     #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
