@@ -2,6 +2,7 @@
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
 use crate::declared::{Declaration, declarations, declared_edges};
+use crate::dedup::{DedupParams, stored_groups};
 use crate::embed::{EmbedOptions, Embedder};
 use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
@@ -11,6 +12,7 @@ use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
 use crate::watch::{ParseCache, ParseResult};
 use gos_core::SkillGraph;
+use gos_core::duplicates::DUPLICATES_FILE;
 use gos_core::lexical::LexicalIndex;
 use gos_core::manifest::Manifest;
 use gos_core::workspace::{
@@ -302,6 +304,15 @@ pub fn build_library_cached(
     progress.finish_stage();
     end_stage("relate", &mut report);
 
+    progress.stage("dedup", None);
+    let duplicates = {
+        let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+        let bodies: Vec<&str> = normalized.iter().map(|n| n.body.as_str()).collect();
+        stored_groups(&ids, &bodies, &DedupParams::default())
+    };
+    progress.finish_stage();
+    end_stage("dedup", &mut report);
+
     let staging = staging_dir(&opts.workspace)?;
     let mut llm_run = llm.map(|o| LlmRun::start(o, &staging, &opts.workspace));
     let mut llm_ms = 0u64;
@@ -355,7 +366,13 @@ pub fn build_library_cached(
             })?;
             llm_ms += t.elapsed().as_millis() as u64;
         }
-        write_workspace(&staging, &root, &report.roots, &nodes, &graph, dense)
+        write_workspace(&staging, &root, &report.roots, &nodes, &graph, dense)?;
+        if let Some(groups) = &duplicates {
+            let mut text = serde_json::to_string_pretty(groups).expect("groups serialize");
+            text.push('\n');
+            write(&staging.join(DUPLICATES_FILE), &text)?;
+        }
+        Ok(())
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);

@@ -11,8 +11,12 @@
 //!
 //! 1. A package's text is its SKILL.md body, lower-cased and split into runs of ASCII letters
 //!    and digits; its *shingles* are the runs of [`DedupParams::shingle_words`] consecutive
-//!    words, each hashed with 64-bit FNV-1a. Bodies with fewer than
-//!    [`DedupParams::min_shingles`] shingles are too short to judge and join no group.
+//!    words, each hashed with 64-bit FNV-1a. Shingles found in more than
+//!    [`DedupParams::max_shingle_df`] bodies are template boilerplate, not a skill's own text,
+//!    and are dropped (on the real library, 628 distinct `*-automation` skills generated from
+//!    one template share most of their body and would otherwise form one group). Bodies left
+//!    with fewer than [`DedupParams::min_shingles`] shingles are too short to judge and join
+//!    no group.
 //! 2. A MinHash signature of `bands × rows` values (the minimum over the shingles of
 //!    SplitMix64-mixed hashes, one seed per value) estimates Jaccard similarity.
 //! 3. Two packages whose signatures agree on all `rows` values of at least one band become a
@@ -28,11 +32,13 @@
 //! `create-implementation-plan` / `update-implementation-plan` at 0.69; copies of one skill
 //! across collections sit at 0.7 to 1.0. The default threshold 0.7 was read off those pairs.
 
+use gos_core::duplicates::DuplicateGroups;
 use gos_core::rng::SplitMix64;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Parameters of the grouping. Defaults: 5-word shingles, Jaccard ≥ 0.7, 16 bands of 4 rows,
-/// at least 20 shingles.
+/// at least 20 shingles, shingles of at most 16 bodies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DedupParams {
     /// Words per shingle.
@@ -45,6 +51,10 @@ pub struct DedupParams {
     pub rows: usize,
     /// Least shingles a body needs to be grouped at all.
     pub min_shingles: usize,
+    /// Most bodies a shingle may occur in and still count (more: boilerplate). On the real
+    /// library the groups are the same for any value from 8 to 64 (262 groups of 2 to 5);
+    /// without the cap, template-generated skills chain into one group of 628.
+    pub max_shingle_df: usize,
 }
 
 impl Default for DedupParams {
@@ -55,6 +65,7 @@ impl Default for DedupParams {
             bands: 16,
             rows: 4,
             min_shingles: 20,
+            max_shingle_df: 16,
         }
     }
 }
@@ -136,11 +147,20 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
 
 /// Groups of near-duplicate texts: each group holds at least two indices into `texts`,
 /// sorted ascending; groups are sorted by their first index. Deterministic for a given input.
+/// Shingles are computed in parallel (rayon); the cost is dominated by them and by the exact
+/// Jaccard of candidate pairs (about a second for 5,584 real packages).
 pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
-    let sets: Vec<Vec<u64>> = texts
-        .iter()
+    let mut sets: Vec<Vec<u64>> = texts
+        .par_iter()
         .map(|t| shingles(t, params.shingle_words))
         .collect();
+    let mut df: HashMap<u64, usize> = HashMap::new();
+    for h in sets.iter().flatten() {
+        *df.entry(*h).or_default() += 1;
+    }
+    for set in &mut sets {
+        set.retain(|h| df[h] <= params.max_shingle_df);
+    }
     let mut seed_gen = SplitMix64::new(0x6f73_5f64_6564_7570);
     let seeds: Vec<u64> = (0..params.bands * params.rows)
         .map(|_| seed_gen.next_u64())
@@ -185,6 +205,36 @@ pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
         by_root.entry(r).or_default().push(i);
     }
     by_root.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// The groups of `bodies` (parallel to `ids`, the workspace's node order) as stored in the
+/// workspace ([`gos_core::duplicates::DUPLICATES_FILE`]); `None` when there is no group.
+pub fn stored_groups(
+    ids: &[&str],
+    bodies: &[&str],
+    params: &DedupParams,
+) -> Option<DuplicateGroups> {
+    let found = groups(bodies, params);
+    if found.is_empty() {
+        return None;
+    }
+    Some(DuplicateGroups {
+        method: format!(
+            "MinHash LSH over word {}-shingles of SKILL.md bodies ({} bands of {} rows), \
+             confirmed by exact Jaccard; shingles of more than {} bodies dropped; bodies under \
+             {} shingles are not grouped",
+            params.shingle_words,
+            params.bands,
+            params.rows,
+            params.max_shingle_df,
+            params.min_shingles
+        ),
+        threshold: params.threshold,
+        groups: found
+            .into_iter()
+            .map(|g| g.into_iter().map(|i| ids[i].to_string()).collect())
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -241,5 +291,19 @@ mod tests {
         assert_eq!(groups(&refs, &p), vec![vec![1, 3, 4]]);
         // Too-short bodies never group, even when identical.
         assert!(groups(&["a b c", "a b c"], &p).is_empty());
+        // Shared boilerplate does not make distinct skills copies: 20 bodies of one template
+        // (300 common words) around 40 words of their own are no group; with the
+        // boilerplate counted they all are.
+        let template = words(3, 300).join(" ");
+        let templated: Vec<String> = (0..20)
+            .map(|i| format!("{template} {}", words(100 + i, 40).join(" ")))
+            .collect();
+        let refs: Vec<&str> = templated.iter().map(String::as_str).collect();
+        assert!(groups(&refs, &p).is_empty());
+        let counted = DedupParams {
+            max_shingle_df: usize::MAX,
+            ..p
+        };
+        assert_eq!(groups(&refs, &counted), vec![(0..20).collect::<Vec<_>>()]);
     }
 }

@@ -33,6 +33,11 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
         absolute_paths: args.absolute_paths,
         ..RetrieveOptions::default()
     };
+    opts.collapse_duplicates = args.collapse_duplicates;
+    opts.bundle_cut = gos_core::retrieve::BundleCut {
+        min_top_ratio: args.bundle_floor,
+        min_step_ratio: args.bundle_gap,
+    };
     opts.seeds.source = args.seeds;
     args.dense.apply(&mut opts);
     opts.coverage.enabled = args.coverage;

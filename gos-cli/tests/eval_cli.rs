@@ -6,11 +6,13 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const METRICS: [&str; 15] = [
+const METRICS: [&str; 17] = [
     "recall_available",
     "recall_full",
     "completeness",
     "precision",
+    "f1",
+    "f2",
     "co_recovery",
     "hit_at_1",
     "mrr_at_10",

@@ -11,12 +11,14 @@
 //! | `build-report.json` | counts, skipped packages, recoveries, timings |
 //! | `vectors-VIEW.bin` | skill embeddings of one text view ([`crate::dense::vectors`]), when built with a model |
 //! | `hnsw-VIEW.cbor` | HNSW index over them, only for collections above the build's threshold |
+//! | `duplicates.json` | near-duplicate groups ([`crate::duplicates::DuplicateGroups`]), only when the build found any |
 //!
 //! Writes are atomic at the directory level ([`commit_dir`]): a build fills a temporary sibling
 //! directory and renames it into place, so an interrupted or failed build leaves the previous
 //! workspace whole (the same idea as tantivy's atomic meta file).
 
 use crate::dense::{DenseInfo, DenseSet};
+use crate::duplicates::NodeGroups;
 use crate::error::{Error, Result};
 use crate::graph::{GraphFile, SkillGraph};
 use crate::lexical::LexicalIndex;
@@ -79,6 +81,8 @@ pub struct Workspace {
     forward_matrix: TransitionMatrix,
     /// Skill embeddings, when the workspace has them.
     dense: Option<DenseSet>,
+    /// Near-duplicate groups (none when `duplicates.json` is absent).
+    duplicates: NodeGroups,
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
@@ -208,6 +212,8 @@ impl Workspace {
             Some(d) => Some(DenseSet::open(dir, d.clone(), manifest.nodes.len())?),
             None => None,
         };
+        let ids: Vec<&str> = manifest.nodes.iter().map(|n| n.id.as_str()).collect();
+        let duplicates = NodeGroups::load(dir, &ids)?;
         Ok(Workspace {
             dir: dir.to_path_buf(),
             info,
@@ -217,6 +223,7 @@ impl Workspace {
             reverse_matrix,
             forward_matrix,
             dense,
+            duplicates,
         })
     }
 
@@ -253,6 +260,12 @@ impl Workspace {
     /// Skill embeddings, when the workspace was built with a sentence encoder.
     pub fn dense(&self) -> Option<&DenseSet> {
         self.dense.as_ref()
+    }
+
+    /// Near-duplicate groups of the nodes (empty for a workspace built without any, or by a
+    /// gos that did not look for them).
+    pub fn duplicates(&self) -> &NodeGroups {
+        &self.duplicates
     }
 
     /// Directory of the workspace.

@@ -2,8 +2,12 @@
 //!
 //! Every arm runs with the same [`RetrieveOptions`] except the graph operation
 //! ([`RetrieveOptions::mode`]) and the seed source ([`SeedParams::source`]) that its name
-//! gives ([`arm_options`]), so differences between arms come from those alone.
+//! gives ([`arm_options`]), so differences between arms come from those alone. An arm may
+//! also set sweepable parameters after `@`, e.g. `reverse/lexical@collapse_duplicates=0` or
+//! `reverse/lexical@bundle_floor=0.4@bundle_gap=0.6` ([`crate::cv::Param`]), so a variant
+//! gets paired intervals against the baseline arm in the same run.
 
+use crate::cv::{Param, parse_sweep};
 use crate::error::{Error, Result};
 use gos_core::RetrievalMode;
 use gos_core::RetrieveOptions;
@@ -16,7 +20,7 @@ pub const DEFAULT_ARMS: &str = "reverse/lexical,forward/lexical,one-hop/lexical,
 const RERANKERS: [&str; 1] = ["cross-encoder"];
 
 /// One retrieval configuration under test, named `MODE/SEEDS[/RERANKER]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Arm {
     /// Canonical name, e.g. `reverse/lexical`.
     pub name: String,
@@ -26,6 +30,9 @@ pub struct Arm {
     pub source: SeedSource,
     /// Whether the cross-encoder stage runs after field-evidence reranking.
     pub cross_encoder: bool,
+    /// Parameters the arm sets after `@`, in the order given (each checked by
+    /// [`Param::apply`] when the arm is parsed).
+    pub overrides: Vec<(Param, f64)>,
 }
 
 /// Parse one arm name `MODE/SEEDS[/RERANKER]`. A bare `MODE` means lexical seeds.
@@ -41,6 +48,23 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
     if let Some(pipeline) = spec.trim().strip_prefix(PIPELINE_PREFIX) {
         return pipeline_arm(spec, pipeline.trim());
     }
+    let mut pieces = spec.split('@');
+    let base = pieces.next().unwrap_or_default();
+    let mut overrides = Vec::new();
+    let mut suffix = String::new();
+    for o in pieces {
+        let sweep = parse_sweep(o.trim()).map_err(|e| refuse(e.to_string()))?;
+        let [v] = sweep.values[..] else {
+            return Err(refuse(format!("`{o}` sets more than one value")));
+        };
+        sweep
+            .param
+            .apply(&mut RetrieveOptions::default(), v)
+            .map_err(|e| refuse(e.to_string()))?;
+        suffix.push_str(&format!("@{}={v}", sweep.param.as_str()));
+        overrides.push((sweep.param, v));
+    }
+    let spec = base;
     let parts: Vec<&str> = spec.trim().split('/').map(str::trim).collect();
     if !((1..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty())) {
         return Err(refuse(
@@ -69,12 +93,13 @@ pub fn parse_arm(spec: &str) -> Result<Arm> {
     }
     Ok(Arm {
         name: match reranker {
-            Some(r) => format!("{}/{seeds}/{r}", mode.as_str()),
-            None => format!("{}/{seeds}", mode.as_str()),
+            Some(r) => format!("{}/{seeds}/{r}{suffix}", mode.as_str()),
+            None => format!("{}/{seeds}{suffix}", mode.as_str()),
         },
         mode,
         source,
         cross_encoder: reranker.is_some(),
+        overrides,
     })
 }
 
@@ -105,6 +130,7 @@ fn pipeline_arm(spec: &str, pipeline: &str) -> Result<Arm> {
         mode: RetrievalMode::NoGraph,
         source: SeedSource::Lexical,
         cross_encoder: false,
+        overrides: Vec::new(),
     })
 }
 
@@ -128,16 +154,22 @@ pub fn parse_arms(list: &str) -> Result<Vec<Arm>> {
     Ok(arms)
 }
 
-/// The options of one arm: `base` with the arm's mode and seed source, nothing else changed.
+/// The options of one arm: `base` with the arm's mode, seed source and overrides, nothing
+/// else changed.
 pub fn arm_options(base: &RetrieveOptions, arm: &Arm) -> RetrieveOptions {
-    RetrieveOptions {
+    let mut opts = RetrieveOptions {
         mode: arm.mode,
         seeds: SeedParams {
             source: arm.source,
             ..base.seeds
         },
         ..*base
+    };
+    for &(param, v) in &arm.overrides {
+        // Checked when the arm was parsed, so this cannot fail.
+        let _ = param.apply(&mut opts, v);
     }
+    opts
 }
 
 /// Index of the arm the intervals and the failure analysis compare against: the first reverse
@@ -200,6 +232,26 @@ mod tests {
         assert_eq!(baseline_index(&arms), 1);
         assert!(parse_arm("pipeline:").is_err());
         assert!(parse_arms("pipeline:gos,pipeline:gos").is_err());
+    }
+
+    #[test]
+    fn overrides_set_sweepable_parameters() {
+        let arm = parse_arm("reverse/lexical@collapse_duplicates=0 @ bundle_floor=0.4").unwrap();
+        assert_eq!(
+            arm.name,
+            "reverse/lexical@collapse_duplicates=0@bundle_floor=0.4"
+        );
+        let opts = arm_options(&RetrieveOptions::default(), &arm);
+        assert!(!opts.collapse_duplicates);
+        assert_eq!(opts.bundle_cut.min_top_ratio, 0.4);
+        assert_eq!(opts.mode, RetrievalMode::Reverse);
+        let err = |s: &str| parse_arm(s).unwrap_err().to_string();
+        assert!(err("reverse@collapse_duplicates=2").contains("not 0 or 1"));
+        assert!(err("reverse@bundle_floor=0.2,0.3").contains("more than one value"));
+        assert!(err("reverse@colour=1").contains("unknown parameter"));
+        let two = parse_arms("reverse/lexical,reverse/lexical@collapse_duplicates=0").unwrap();
+        assert_eq!(baseline_index(&two), 0);
+        assert_eq!(two[1].overrides, vec![(Param::CollapseDuplicates, 0.0)]);
     }
 
     #[test]

@@ -63,11 +63,17 @@ pub enum Param {
     FacetSeeds,
     /// [`gos_core::seed::SeedParams::max_term_df`] (0 < v <= 1).
     MaxTermDf,
+    /// [`RetrieveOptions::collapse_duplicates`] (0 off, 1 on).
+    CollapseDuplicates,
+    /// [`gos_core::retrieve::BundleCut::min_top_ratio`] (in [0, 1]).
+    BundleFloor,
+    /// [`gos_core::retrieve::BundleCut::min_step_ratio`] (in [0, 1]).
+    BundleGap,
 }
 
 impl Param {
     /// Every parameter, in `--help` order.
-    pub const ALL: [Param; 18] = [
+    pub const ALL: [Param; 21] = [
         Param::SeedK,
         Param::PoolK,
         Param::RestartProb,
@@ -86,6 +92,9 @@ impl Param {
         Param::CoverageRelevance,
         Param::FacetSeeds,
         Param::MaxTermDf,
+        Param::CollapseDuplicates,
+        Param::BundleFloor,
+        Param::BundleGap,
     ];
 
     /// The name a sweep uses, e.g. `min_seed_score`.
@@ -109,6 +118,9 @@ impl Param {
             Param::CoverageRelevance => "coverage_relevance",
             Param::FacetSeeds => "facet_seeds",
             Param::MaxTermDf => "max_term_df",
+            Param::CollapseDuplicates => "collapse_duplicates",
+            Param::BundleFloor => "bundle_floor",
+            Param::BundleGap => "bundle_gap",
         }
     }
 
@@ -116,7 +128,8 @@ impl Param {
     ///
     /// # Errors
     /// [`Error::Sweep`] for a non-finite value, a fractional or non-positive integer, or a
-    /// restart probability outside (0, 1).
+    /// restart probability outside (0, 1), a switch other than 0 or 1, or a bundle cut
+    /// outside [0, 1].
     pub fn apply(self, opts: &mut RetrieveOptions, v: f64) -> Result<()> {
         let name = self.as_str();
         if !v.is_finite() {
@@ -174,6 +187,21 @@ impl Param {
                     return Err(Error::Sweep(format!("{name}: {v} is not in (0, 1]")));
                 }
                 opts.seeds.max_term_df = v;
+            }
+            Param::CollapseDuplicates => {
+                if v != 0.0 && v != 1.0 {
+                    return Err(Error::Sweep(format!("{name}: {v} is not 0 or 1")));
+                }
+                opts.collapse_duplicates = v == 1.0;
+            }
+            Param::BundleFloor | Param::BundleGap => {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in [0, 1]")));
+                }
+                match self {
+                    Param::BundleFloor => opts.bundle_cut.min_top_ratio = v,
+                    _ => opts.bundle_cut.min_step_ratio = v,
+                }
             }
         }
         Ok(())
@@ -471,10 +499,12 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 /// The headline metrics of the report tables.
-const SHOWN: [&str; 6] = [
+const SHOWN: [&str; 8] = [
     "recall_available",
     "completeness",
     "precision",
+    "f1",
+    "f2",
     "hit_at_1",
     "mrr_at_10",
     "bundle_size",

@@ -12,15 +12,20 @@ pub enum FailureClass {
     SeedMiss,
     /// In the BM25 pool, hence ranked, but not hydrated (top-N, budgets, relevance floor).
     BudgetCut,
+    /// Lost to a near-duplicate: the collapse dropped it in favour of a better-ranked copy
+    /// of it, or it was cut although it would have made the bundle had the slots spent on
+    /// second copies of other skills been free.
+    DuplicateSlot,
     /// Not a workspace skill.
     NotInWorkspace,
 }
 
 impl FailureClass {
     /// Every class, in report order.
-    pub const ALL: [FailureClass; 3] = [
+    pub const ALL: [FailureClass; 4] = [
         FailureClass::SeedMiss,
         FailureClass::BudgetCut,
+        FailureClass::DuplicateSlot,
         FailureClass::NotInWorkspace,
     ];
 
@@ -29,6 +34,7 @@ impl FailureClass {
         match self {
             FailureClass::SeedMiss => "seed_miss",
             FailureClass::BudgetCut => "budget_cut",
+            FailureClass::DuplicateSlot => "duplicate_slot",
             FailureClass::NotInWorkspace => "not_in_workspace",
         }
     }
@@ -59,9 +65,13 @@ pub fn failures(task: &TaskRecord, arm: usize) -> Vec<Failure> {
         .filter(|(_, o)| o.node.is_none_or(|n| !a.bundle_nodes.contains(&n)))
         .map(|(i, o)| {
             let (lexical_rank, ranked_rank) = (a.oracle_lexical_ranks[i], a.oracle_ranks[i]);
+            let freed = ranked_rank
+                .is_some_and(|k| k - a.oracle_duplicates_above[i] <= a.bundle_nodes.len());
             let class = match (o.node, lexical_rank) {
                 (None, _) => FailureClass::NotInWorkspace,
+                (Some(n), _) if a.collapsed.contains(&n) => FailureClass::DuplicateSlot,
                 (Some(_), None) => FailureClass::SeedMiss,
+                (Some(_), Some(_)) if freed => FailureClass::DuplicateSlot,
                 (Some(_), Some(_)) => FailureClass::BudgetCut,
             };
             Failure {

@@ -201,6 +201,12 @@ pub struct TaskScores {
     pub completeness: Option<f64>,
     /// [`bundle_precision`].
     pub precision: Option<f64>,
+    /// [`f_beta`] with β = 1 of `recall_available` and `precision`.
+    pub f1: Option<f64>,
+    /// [`f_beta`] with β = 2 (recall weighted four times precision): the selection metric of
+    /// bundle-size sweeps, where recall alone always prefers the largest bundle and F1 gives up
+    /// oracle skills for precision.
+    pub f2: Option<f64>,
     /// [`dependency_pairs`].
     pub dependency_pairs: PairCount,
     /// [`hit_at_k`] with k = 1.
@@ -223,14 +229,31 @@ pub struct TaskScores {
     pub latency_ms: f64,
 }
 
+/// Van Rijsbergen's F-measure of a recall and a precision,
+/// `(1 + β²)·P·R / (β²·P + R)`: β = 1 is their harmonic mean, β = 2 weighs recall four times
+/// as much as precision; 0 when both are 0.
+pub fn f_beta(recall: f64, precision: f64, beta: f64) -> f64 {
+    let b2 = beta * beta;
+    let denominator = b2 * precision + recall;
+    if denominator > 0.0 {
+        (1.0 + b2) * precision * recall / denominator
+    } else {
+        0.0
+    }
+}
+
 impl TaskScores {
     /// Compute every per-task metric of one retrieval.
     pub fn compute(t: &TaskInput<'_>) -> Self {
+        let recall = available_recall(t.bundle, t.available);
+        let precision = bundle_precision(t.bundle, t.available);
         TaskScores {
-            recall_available: available_recall(t.bundle, t.available),
+            recall_available: recall,
             recall_full: full_recall(t.bundle, t.available, t.oracle_total),
             completeness: completeness(t.bundle, t.available),
-            precision: bundle_precision(t.bundle, t.available),
+            precision,
+            f1: recall.zip(precision).map(|(r, p)| f_beta(r, p, 1.0)),
+            f2: recall.zip(precision).map(|(r, p)| f_beta(r, p, 2.0)),
             dependency_pairs: dependency_pairs(t.dependency_edges, t.available, t.bundle),
             hit_at_1: hit_at_k(t.ranked, t.available, 1),
             mrr_at_10: mrr_at_k(t.ranked, t.available, 10),
@@ -252,6 +275,8 @@ impl TaskScores {
             "recall_full" => self.recall_full,
             "completeness" => self.completeness,
             "precision" => self.precision,
+            "f1" => self.f1,
+            "f2" => self.f2,
             "hit_at_1" => self.hit_at_1,
             "mrr_at_10" => self.mrr_at_10,
             "recall_at_10" => self.recall_at_10,
@@ -266,11 +291,13 @@ impl TaskScores {
 }
 
 /// The metrics of an evaluation report, in report order.
-pub const METRICS: [&str; 15] = [
+pub const METRICS: [&str; 17] = [
     "recall_available",
     "recall_full",
     "completeness",
     "precision",
+    "f1",
+    "f2",
     "co_recovery",
     "hit_at_1",
     "mrr_at_10",
@@ -286,11 +313,13 @@ pub const METRICS: [&str; 15] = [
 
 /// The metrics that are means of per-task values ([`TaskScores::get`]), hence the ones a paired
 /// task-level bootstrap applies to. Pooled co-recovery and the latency percentiles are not.
-pub const PER_TASK_METRICS: [&str; 12] = [
+pub const PER_TASK_METRICS: [&str; 14] = [
     "recall_available",
     "recall_full",
     "completeness",
     "precision",
+    "f1",
+    "f2",
     "hit_at_1",
     "mrr_at_10",
     "recall_at_10",
@@ -335,6 +364,20 @@ mod tests {
     /// - t2: O = {4, 5}, A = {4} (5 missing); B = [4]; ranked [6, 4]
     /// - t3: O = {8}, A = {} (missing); B = [1]; ranked [1]
     /// - t4: O = A = {2, 3}; B = [] (no hit); ranked []
+    #[test]
+    fn f_measures_weigh_bundle_recall_and_precision() {
+        assert_eq!(f_beta(0.0, 0.0, 1.0), 0.0);
+        assert!((f_beta(1.0, 0.25, 1.0) - 0.4).abs() < 1e-12);
+        // β = 2: 5 · 0.25 · 1 / (4 · 0.25 + 1) = 0.625.
+        assert!((f_beta(1.0, 0.25, 2.0) - 0.625).abs() < 1e-12);
+        // t1 of `tiny`: recall 2/3, precision 2/3, so F1 2/3; t3 (no available oracle) has none.
+        let t = tiny();
+        assert!((t[0].f1.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert!((t[0].f2.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!((t[2].f1, t[2].f2), (None, None));
+        assert_eq!(t[3].f1, Some(0.0));
+    }
+
     fn tiny() -> Vec<TaskScores> {
         let cases: [Case<'_>; 4] = [
             (&[1, 2, 3], 3, &[1, 2, 7], &[1, 7, 2, 9, 3]),

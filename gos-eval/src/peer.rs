@@ -108,6 +108,7 @@ pub fn peer_arm() -> Arm {
         mode: RetrievalMode::NoGraph,
         source: SeedSource::Lexical,
         cross_encoder: false,
+        overrides: Vec::new(),
     }
 }
 
@@ -185,8 +186,12 @@ pub fn append_peer(
                 .iter()
                 .map(|o| o.node.and_then(rank))
                 .collect(),
+            oracle_duplicates_above: vec![0; record.oracles.len()],
+            collapsed: Vec::new(),
             seeds: Vec::new(),
             context_chars: 0,
+            top_seed_score: 0.0,
+            top_dense_score: None,
             timings: Timings {
                 seed: r.ms,
                 total: r.ms,

@@ -185,10 +185,15 @@ impl EvalReport {
     }
 
     fn failure_counts(&self) -> BTreeMap<&'static str, usize> {
+        self.failure_counts_of(self.baseline)
+    }
+
+    /// Failure counts per class of arm `arm` (an index into the arms).
+    fn failure_counts_of(&self, arm: usize) -> BTreeMap<&'static str, usize> {
         let mut counts: BTreeMap<&'static str, usize> =
             FailureClass::ALL.map(|c| (c.as_str(), 0)).into();
         for t in &self.records {
-            for f in failures(t, self.baseline) {
+            for f in failures(t, arm) {
                 *counts.entry(f.class.as_str()).or_default() += 1;
             }
         }
@@ -219,6 +224,9 @@ impl EvalReport {
             "failure_summary": {
                 "arm": self.arms[self.baseline],
                 "counts": self.failure_counts(),
+                "by_arm": (0..self.arms.len())
+                    .map(|i| (self.arms[i].clone(), json!(self.failure_counts_of(i))))
+                    .collect::<Map<String, Value>>(),
             },
             "missing_oracles": {
                 "count": missing.len(),
@@ -251,6 +259,8 @@ impl EvalReport {
                     "oracle_ranks": ranks(&a.oracle_ranks),
                     "oracle_lexical_ranks": ranks(&a.oracle_lexical_ranks),
                     "context_chars": a.context_chars,
+                    "top_seed_score": a.top_seed_score,
+                    "top_dense_score": a.top_dense_score,
                     "timings_ms": a.timings,
                     "metrics": a.scores,
                 });
@@ -310,8 +320,13 @@ impl EvalReport {
         let _ = writeln!(
             md,
             "Oracle skills left out of the bundle: {} seed_miss (not in the BM25 pool), {} \
-             budget_cut (ranked but not hydrated), {} not_in_workspace.\n",
-            counts["seed_miss"], counts["budget_cut"], counts["not_in_workspace"]
+             budget_cut (ranked but not hydrated), {} duplicate_slot (dropped for a copy of \
+             itself, or cut where second copies of other skills took the slots), {} \
+             not_in_workspace.\n",
+            counts["seed_miss"],
+            counts["budget_cut"],
+            counts["duplicate_slot"],
+            counts["not_in_workspace"]
         );
         let _ = writeln!(
             md,

@@ -33,10 +33,21 @@ pub struct ArmTask {
     pub oracle_ranks: Vec<Option<usize>>,
     /// 1-based rank of each oracle in the BM25 pool (`RankedSkill::pool_rank`).
     pub oracle_lexical_ranks: Vec<Option<usize>>,
+    /// Per oracle, how many candidates ranked above it are a second (or later) member of a
+    /// near-duplicate group (always 0 when the arm collapses duplicates).
+    pub oracle_duplicates_above: Vec<usize>,
+    /// Nodes the near-duplicate collapse dropped from the ranked list in favour of a
+    /// better-ranked copy (`Retrieval::alternates`).
+    pub collapsed: Vec<usize>,
     /// Seed ids in seed order.
     pub seeds: Vec<String>,
     /// Characters of the rendered context.
     pub context_chars: usize,
+    /// The lexical relevance evidence (`Retrieval::top_seed_score`).
+    pub top_seed_score: f32,
+    /// The dense relevance evidence (`Retrieval::top_dense_score`), with dense or hybrid
+    /// seeds.
+    pub top_dense_score: Option<f32>,
     /// Stage timings in milliseconds.
     pub timings: Timings,
     /// Per-task metric values.
@@ -181,46 +192,7 @@ pub fn run_arms<'a>(
                 r.timings.encode = encode_ms;
                 r.timings.total += encode_ms;
             }
-            let bundle_nodes: Vec<usize> = r.bundle.skills.iter().map(|s| s.node).collect();
-            let ranked: Vec<usize> = r.ranked.iter().map(|s| s.node).collect();
-            let context_chars = r.bundle.rendered_context.chars().count();
-            let scores = TaskScores::compute(&TaskInput {
-                available: &available,
-                oracle_total: oracles.len(),
-                bundle: &bundle_nodes,
-                ranked: &ranked,
-                dependency_edges: &dependency_edges,
-                context_chars,
-                latency_ms: r.timings.total,
-            });
-            let lexical_rank = |node: usize| {
-                r.ranked
-                    .iter()
-                    .find(|s| s.node == node)
-                    .and_then(|s| s.pool_rank)
-            };
-            per_arm.push(ArmTask {
-                status: r.bundle.status.as_str(),
-                bundle: r.bundle.skills.iter().map(|s| s.id.clone()).collect(),
-                bundle_nodes,
-                ranked_top: ranked.iter().take(RANKED_DEPTH).copied().collect(),
-                oracle_ranks: oracles
-                    .iter()
-                    .map(|o| o.node.and_then(|n| rank_of(&r.ranked, n)))
-                    .collect(),
-                oracle_lexical_ranks: oracles
-                    .iter()
-                    .map(|o| o.node.and_then(lexical_rank))
-                    .collect(),
-                seeds: r
-                    .seeds
-                    .iter()
-                    .map(|s| ws.manifest().nodes[s.node].id.clone())
-                    .collect(),
-                context_chars,
-                timings: r.timings,
-                scores,
-            });
+            per_arm.push(arm_task(ws, &r, &oracles, &available, &dependency_edges));
             done += 1;
             progress(Progress {
                 task: &task.id,
@@ -261,7 +233,7 @@ fn run_pipeline(
     }
 }
 
-/// The record of one retrieval `r` (the same fields the other arms record).
+/// The record of one retrieval `r` (every arm, pipelines included, records the same fields).
 fn arm_task(
     ws: &Workspace,
     r: &gos_core::retrieve::Retrieval,
@@ -281,6 +253,13 @@ fn arm_task(
         context_chars,
         latency_ms: r.timings.total,
     });
+    let lexical_rank = |node: usize| {
+        r.ranked
+            .iter()
+            .find(|s| s.node == node)
+            .and_then(|s| s.pool_rank)
+    };
+    let repeats = duplicate_repeats(ws, &ranked);
     ArmTask {
         status: r.bundle.status.as_str(),
         bundle: r.bundle.skills.iter().map(|s| s.id.clone()).collect(),
@@ -290,16 +269,39 @@ fn arm_task(
             .iter()
             .map(|o| o.node.and_then(|n| rank_of(&r.ranked, n)))
             .collect(),
-        oracle_lexical_ranks: vec![None; oracles.len()],
+        oracle_lexical_ranks: oracles
+            .iter()
+            .map(|o| o.node.and_then(lexical_rank))
+            .collect(),
+        oracle_duplicates_above: oracles
+            .iter()
+            .map(|o| {
+                let rank = o.node.and_then(|n| rank_of(&r.ranked, n));
+                rank.map_or(0, |k| repeats[..k - 1].iter().filter(|&&x| x).count())
+            })
+            .collect(),
+        collapsed: r.alternates.values().flatten().copied().collect(),
         seeds: r
             .seeds
             .iter()
             .map(|s| ws.manifest().nodes[s.node].id.clone())
             .collect(),
         context_chars,
+        top_seed_score: r.top_seed_score,
+        top_dense_score: r.top_dense_score,
         timings: r.timings,
         scores,
     }
+}
+
+/// Per position of `ranked`, whether the node repeats a near-duplicate group of `ws` already
+/// seen higher in the list.
+fn duplicate_repeats(ws: &Workspace, ranked: &[usize]) -> Vec<bool> {
+    let mut seen = std::collections::HashSet::new();
+    ranked
+        .iter()
+        .map(|&n| ws.duplicates().group_of(n).is_some_and(|g| !seen.insert(g)))
+        .collect()
 }
 
 /// Intervals of `arm − baseline`, per non-baseline arm name and per metric of

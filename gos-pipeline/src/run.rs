@@ -315,10 +315,13 @@ impl Pipeline {
             top_seed_score: gos.as_ref().map_or(0.0, |r| r.top_seed_score),
             top_dense_score: top_dense.or(gos.as_ref().and_then(|r| r.top_dense_score)),
             ranked,
+            // Pipelines do not collapse near-duplicates nor select by facet coverage.
+            alternates: Default::default(),
             decision,
             bundle,
             timings,
             limits_applied,
+            coverage: None,
         };
         Ok(PipelineRun { retrieval, trace })
     }
@@ -435,6 +438,7 @@ impl Finish<'_> {
                 ),
                 content: self.content(c.node)?,
                 warnings: node.warnings.clone(),
+                alternates: Vec::new(),
             });
         }
         let paths = SourcePaths {

@@ -24,7 +24,9 @@ pub struct CallTimings {
 ///
 /// Keys: `status`, `query`, `mode`, `seed_source`, `rerank` (the reranker's name), `skills`
 /// (`id`, `name`, `source`, `score`, `reason`, `chars`, `clipped`, `omitted_chars`,
-/// `warnings`; `facet` with coverage selection on), `rendered_context`, `no_hit_reason` (why there is no bundle, `null` with one),
+/// `warnings`, `alternates`: near-duplicate copies left out in the skill's favour, each `id`
+/// and `source`; `facet` with coverage selection on), `rendered_context`, `no_hit_reason` (why
+/// there is no bundle, `null` with one),
 /// `context_chars`, `limits_applied` (caps applied to the query, with what they cut), `seeds` (`id`, `rank`, `score`, `weight`), `top_seed_score`,
 /// `top_dense_score`, `rewrite` (`rewrite` as given, `null` without one) and `timings_ms`
 /// (the stage timings of `r` plus `timings`).
@@ -52,6 +54,7 @@ pub fn bundle_json(
                 "clipped": s.clipped,
                 "omitted_chars": s.omitted_chars,
                 "warnings": s.warnings,
+                "alternates": s.alternates,
             });
             // With coverage selection on: the facet (`kind`, `text`) the entry was chosen for.
             if let Some(f) = r.coverage.as_ref().and_then(|c| c.facet_of(s.node)) {

@@ -237,6 +237,18 @@ pub struct RetrieveArgs {
     /// docs/graph-quality.md).
     #[arg(long, default_value_t = 0)]
     pub prereq_slots: usize,
+    /// Keep one member per near-duplicate group of the workspace (the best-ranked) and list
+    /// the others as its alternates (default: every copy competes for a slot).
+    #[arg(long)]
+    pub collapse_duplicates: bool,
+    /// Adaptive bundle size: end the bundle at the first skill whose final score is below
+    /// this share of the best one (0 = off; `--top-n` stays the maximum).
+    #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
+    pub bundle_floor: f64,
+    /// Adaptive bundle size: end the bundle at the first skill whose final score is below
+    /// this share of the score just above it (0 = off).
+    #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
+    pub bundle_gap: f64,
     /// Task text; `-` reads it from stdin.
     pub query: String,
 

@@ -15,9 +15,11 @@
 //! content lines that imitate gos's framing are escaped, so each `## Skill: ` line of a bundle
 //! is a real skill header ([`render`] documents the framing).
 
+pub mod alternates;
 mod fence;
 pub mod render;
 
+pub use alternates::Alternate;
 pub use fence::{OpenFence, open_fence_at_end};
 
 use crate::relevance::NoHitReason;
@@ -97,6 +99,9 @@ pub struct HydrationInput {
     pub content: String,
     /// Build-time content warnings of the skill.
     pub warnings: Vec<ContentWarning>,
+    /// Near-duplicate copies left out of the bundle in its favour, with library-relative
+    /// sources (empty without groups).
+    pub alternates: Vec<Alternate>,
 }
 
 /// One hydrated skill.
@@ -124,6 +129,8 @@ pub struct BundleSkill {
     pub omitted_chars: usize,
     /// Build-time content warnings (docs/security.md).
     pub warnings: Vec<ContentWarning>,
+    /// Near-duplicate copies left out in its favour, sources written as `source` is.
+    pub alternates: Vec<Alternate>,
 }
 
 /// The hydrated bundle.
@@ -240,7 +247,8 @@ pub fn hydrate(
         // One blank line separates blocks, and the block ends with a line break.
         let share = available.saturating_sub(2);
         let source = paths.show(&item.source);
-        let header = render::header(&item.name, &source, &item.reason, &item.warnings);
+        let mut header = render::header(&item.name, &source, &item.reason, &item.warnings);
+        header.push_str(&alternates::line(&item.alternates, paths));
         let header_chars = header.chars().count();
         if i == 0 {
             no_fit = NoFit {
@@ -270,6 +278,14 @@ pub fn hydrate(
             clipped: content.omitted > 0,
             omitted_chars: content.omitted,
             warnings: item.warnings.clone(),
+            alternates: item
+                .alternates
+                .iter()
+                .map(|a| Alternate {
+                    id: a.id.clone(),
+                    source: paths.show(&a.source),
+                })
+                .collect(),
         });
     }
     if skills.is_empty() {
@@ -320,6 +336,7 @@ mod tests {
             reason: "seed match".into(),
             content: line.repeat(len / 60),
             warnings: Vec::new(),
+            alternates: Vec::new(),
         }
     }
 

@@ -12,9 +12,15 @@
 //!    its reason (`reason`).
 
 mod candidates;
+pub mod collapse;
 pub mod coverage;
+pub mod cut;
 pub mod limits;
+mod options;
 mod reason;
+
+pub use cut::BundleCut;
+pub use options::{DEFAULT_COLLAPSE_DUPLICATES, RetrieveOptions};
 
 pub use crate::candidate::RankedSkill;
 pub use crate::mode::RetrievalMode;
@@ -26,18 +32,14 @@ use crate::cross_encoder::CrossEncoder;
 use crate::dense::SentenceEncoder;
 use crate::diffuse;
 use crate::error::{Error, Result};
-use crate::hydrate::{Budgets, Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
-use crate::ppr::PprParams;
+use crate::hydrate::{Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
 use crate::query::Query;
-use crate::relevance::{
-    self, DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, Decision, NoHitReason,
-    RelevanceEvidence, RelevanceFloors,
-};
+use crate::relevance::{self, Decision, NoHitReason, RelevanceEvidence};
 #[cfg(feature = "neural")]
 use crate::rerank::{CrossEncoderReranker, StageParams};
-use crate::rerank::{FieldEvidence, RerankContext, RerankWeights, Reranker};
+use crate::rerank::{FieldEvidence, RerankContext, Reranker};
 use crate::seed::{
-    DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedParams, SeedSource, Seeder, seeds_from_pool,
+    DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedSource, Seeder, seeds_from_pool,
 };
 use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
@@ -45,70 +47,6 @@ use serde::Serialize;
 #[cfg(feature = "neural")]
 use std::path::Path;
 use std::time::Instant;
-
-/// Everything that shapes one retrieval. `RetrieveOptions::default()` is what `gos retrieve`
-/// does without options.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RetrieveOptions {
-    /// Graph operation.
-    pub mode: RetrievalMode,
-    /// Seeding (source [`SeedSource::Auto`] by default: hybrid when the retriever has a query
-    /// encoder, else lexical).
-    pub seeds: SeedParams,
-    /// Diffusion.
-    pub ppr: PprParams,
-    /// Final-score mixing.
-    pub rerank: RerankWeights,
-    /// Bundle budgets.
-    pub budgets: Budgets,
-    /// Lexical relevance floor ([`RelevanceFloors::min_seed_score`]).
-    pub min_seed_score: f32,
-    /// Dense relevance floor ([`RelevanceFloors::min_dense_score`]).
-    pub min_dense_score: f32,
-    /// Relative floor ([`RelevanceFloors::min_relative_score`]).
-    pub min_relative_score: f64,
-    /// Leave out skills the build flagged with content warnings
-    /// ([`crate::SkillNode::warnings`], docs/security.md); off by default.
-    pub exclude_flagged: bool,
-    /// Write `Source:` paths as absolute paths under the workspace's library root instead of
-    /// relative to it ([`SourcePaths::absolute`]); off by default.
-    pub absolute_paths: bool,
-    /// Bundle slots reserved for prerequisites of the top-ranked skills in graph modes
-    /// ([`crate::prerequisite::reserve`]); off by default.
-    pub prerequisites: crate::prerequisite::PrerequisiteShare,
-    /// Facet seeding and coverage selection ([`coverage`]); off by default.
-    pub coverage: coverage::CoverageParams,
-}
-
-impl Default for RetrieveOptions {
-    fn default() -> Self {
-        RetrieveOptions {
-            mode: RetrievalMode::Reverse,
-            seeds: SeedParams::default(),
-            ppr: PprParams::default(),
-            rerank: RerankWeights::default(),
-            budgets: Budgets::default(),
-            min_seed_score: DEFAULT_MIN_SEED_SCORE,
-            min_dense_score: DEFAULT_MIN_DENSE_SCORE,
-            min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
-            exclude_flagged: false,
-            absolute_paths: false,
-            prerequisites: Default::default(),
-            coverage: Default::default(),
-        }
-    }
-}
-
-impl RetrieveOptions {
-    /// The relevance floors of these options.
-    pub fn floors(&self) -> RelevanceFloors {
-        RelevanceFloors {
-            min_seed_score: self.min_seed_score,
-            min_dense_score: self.min_dense_score,
-            min_relative_score: self.min_relative_score,
-        }
-    }
-}
 
 /// Milliseconds per stage.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
@@ -144,8 +82,11 @@ pub struct Retrieval {
     /// Best cosine between the query and a skill (the dense relevance-floor evidence), when
     /// dense retrieval ran.
     pub top_dense_score: Option<f32>,
-    /// All candidates in final order (the ranked list that hit@k and recall@k read).
+    /// All candidates in final order (the ranked list that hit@k and recall@k read), one
+    /// member per near-duplicate group with [`RetrieveOptions::collapse_duplicates`].
     pub ranked: Vec<RankedSkill>,
+    /// Group members dropped from `ranked`, per kept node ([`collapse::Alternates`]).
+    pub alternates: collapse::Alternates,
     /// The relevance decision, with the reason when nothing is returned.
     pub decision: Decision,
     /// The hydrated bundle.
@@ -420,6 +361,7 @@ impl<'w> Retriever<'w> {
             text: &text_view,
         };
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
+        let alternates = collapse::collapse(self.ws, &mut ranked, opts.collapse_duplicates);
         let t_rerank = ms(t);
         let floors = opts.floors();
         let eligible = relevance::eligible(&ranked, floors.min_relative_score);
@@ -446,10 +388,12 @@ impl<'w> Retriever<'w> {
                 .needs_vectors()
                 .then(|| first.dense.first().map_or(0.0, |h| h.1)),
         };
+        let eligible = opts.bundle_cut.keep(&ranked, eligible);
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {
             Decision::Hit { eligible } => {
-                let (inputs, flagged) = self.hydration_inputs(&ranked[..eligible], opts)?;
+                let (inputs, flagged) =
+                    self.hydration_inputs(&ranked[..eligible], &alternates, opts)?;
                 let paths = SourcePaths {
                     library_root: self.ws.info().library_root.clone(),
                     absolute: opts.absolute_paths,
@@ -481,6 +425,7 @@ impl<'w> Retriever<'w> {
             top_seed_score: evidence.top_seed_score,
             top_dense_score: evidence.top_dense_score,
             ranked,
+            alternates,
             decision,
             bundle,
             timings: Timings {
@@ -553,6 +498,7 @@ impl<'w> Retriever<'w> {
     fn hydration_inputs(
         &self,
         eligible: &[RankedSkill],
+        alternates: &collapse::Alternates,
         opts: &RetrieveOptions,
     ) -> Result<(Vec<HydrationInput>, usize)> {
         let n = eligible.len().min(opts.budgets.top_n);
@@ -576,6 +522,7 @@ impl<'w> Retriever<'w> {
                 reason: reason::reason(self.ws, &eligible[..i], r, opts.mode),
                 content: self.content(r.node)?,
                 warnings: node.warnings.clone(),
+                alternates: collapse::alternates_of(self.ws, alternates, r.node),
             });
         }
         Ok((inputs, flagged))
