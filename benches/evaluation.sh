@@ -35,6 +35,15 @@ for seeds in lexical hybrid; do
     --sweep bundle_floor=0,0.2,0.3,0.4,0.5,0.6,0.7 --out "$OUT/cv-floor-$seeds"
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q --cv-metric f2 \
     --sweep bundle_gap=0,0.4,0.5,0.6,0.7,0.8 --out "$OUT/cv-gap-$seeds"
+  # Issue 14 items 2, 4 and 6 (docs/graph-quality.md): each a sweep whose first value is off.
+  "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+    --sweep coverage=0,1 --out "$OUT/cv-coverage-$seeds"
+  "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+    --sweep prereq_slots=0,1,2 --out "$OUT/cv-prereq-$seeds"
+  "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+    --sweep max_term_df=1,0.5,0.25 --out "$OUT/cv-termdf-$seeds"
+  "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+    --sweep graph_weight=1,0.5,2 --out "$OUT/cv-graphw-$seeds"
   best() { python3 -c "import json,sys; c=json.load(open(sys.argv[1])); print(c['grid'][c['best_in_sample']]['values'][sys.argv[2]])" "$1" "$2"; }
   floor=$(best "$OUT/cv-floor-$seeds/cv.json" bundle_floor)
   gap=$(best "$OUT/cv-gap-$seeds/cv.json" bundle_gap)

@@ -61,27 +61,29 @@ def variants(seeds):
         lines.append(f"| {label} | (nothing chosen) | " + " | ".join(cells) + f" | {f(m['bundle_size'], 2)} |")
 
     fixed(f"default (`{default}`)", default)
-    for name, label in [("collapse", "near-duplicate collapse"), ("floor", "adaptive size: floor"),
-                        ("gap", "adaptive size: gap")]:
+    sweeps = [("collapse", "near-duplicate collapse", "variant"),
+              ("floor", "adaptive size: floor", "best"),
+              ("gap", "adaptive size: gap", "best"),
+              ("coverage", "step coverage (facets, item 2)", "variant"),
+              ("prereq", "reserved prerequisites (item 4)", "best"),
+              ("graphw", "graph weight (item 4)", "best"),
+              ("termdf", "query handling: common-term cutoff (item 6)", "best")]
+    for name, label, show in sweeps:
         cv = load(f"cv-{name}-{seeds}/cv.json")
         param = next(iter(cv["grid"][0]["values"]))
         best = cv["grid"][cv["best_in_sample"]]
-        if name == "collapse":
-            # Show the variant itself (collapse on), whatever the folds chose.
+        if show == "variant":
+            # Show the variant itself (turned on), whatever the folds chose.
             best = next(g for g in cv["grid"] if g["values"][param] == 1)
         chosen = ", ".join(sorted({c["values"] for c in cv["fold_choices"]}))
         oof = cv["out_of_fold"]
         cells = [pair(best["in_sample"].get(k), oof.get(k)) for k in SHOWN]
-        how = "the variant" if name == "collapse" else "best in-sample"
+        how = "the variant" if show == "variant" else "best in-sample"
         lines.append(f"| {label} (`{param}` = {best['values'][param]:g}, {how}; chosen on "
                      f"{cv['selection_metric']}) | folds chose {chosen} | " + " | ".join(cells)
                      + f" | {f(best['in_sample'].get('bundle_size'), 2)} |")
     fixed("no graph", f"no-graph/{seeds}")
     fixed("peer (`benches/peer_bm25.py`)", "peer")
-    for label in ["step coverage (facets, item 2)", "reserved prerequisites (item 4)",
-                  "query handling (item 6)"]:
-        lines.append(f"| {label} | placeholder: branch i14-graph, filled by the lead | "
-                     + " | ".join(["…"] * len(HEAD)) + " | … |")
     lines.append("")
     ci = arms["ci"]
     lines.append(f"Paired bootstrap (5,000 resamples, seed 0, 95%) of the default `{default}` "
