@@ -15,6 +15,10 @@ pub mod embedder;
 #[cfg(feature = "neural")]
 pub mod encoder;
 pub mod index;
+#[cfg(feature = "neural")]
+pub mod pooling;
+#[cfg(feature = "neural")]
+pub mod qwen3;
 pub mod vectors;
 
 #[cfg(feature = "neural")]
@@ -22,6 +26,10 @@ pub use embedder::{TextEmbedder, load_embedder};
 #[cfg(feature = "neural")]
 pub use encoder::SentenceEncoder;
 pub use index::{DenseIndex, HnswParams};
+#[cfg(feature = "neural")]
+pub use pooling::{Pooling, PoolingMode};
+#[cfg(feature = "neural")]
+pub use qwen3::Qwen3Embedder;
 pub use vectors::Vectors;
 
 use crate::error::{Error, Result};
