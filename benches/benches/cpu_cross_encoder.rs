@@ -23,7 +23,7 @@ use gos_core::cross_encoder::random::{
 use gos_core::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const QUERY: &str = "The county boundaries for the state are in /root/data/counties.shp, and the \
     attribute table has a POP2020 column and an ALAND column with land area in square metres. \
@@ -85,6 +85,17 @@ fn tokenizer() -> (String, usize, &'static str) {
     (t, v, "tiny-vocab")
 }
 
+/// User + system CPU seconds of this process so far (all threads), from /proc/self/stat at
+/// 100 ticks per second (Linux); 0 elsewhere.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
 fn bench_cpu_cross_encoder(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (tok, vocab, which) = tokenizer();
@@ -118,6 +129,32 @@ fn bench_cpu_cross_encoder(c: &mut Criterion) {
     let after = ce.score(QUERY, &docs, DEFAULT_BATCH_SIZE).expect("score");
     for (b, a) in before.iter().zip(&after) {
         assert!((b - a).abs() < 1e-4, "{b} vs {a}");
+    }
+
+    // Wall and CPU time of 5 runs of each path, printed before criterion's samples: on a
+    // shared machine the CPU time (user + system of this process, all threads) says what the
+    // work costs whatever the other processes take.
+    let old = || {
+        for chunk in docs.chunks(DEFAULT_BATCH_SIZE) {
+            black_box(ce.logits(QUERY, chunk).expect("logits"));
+        }
+    };
+    let new = || {
+        black_box(ce.score(QUERY, &docs, DEFAULT_BATCH_SIZE).expect("score"));
+    };
+    for (name, f) in [
+        ("input_order_batch16", &old as &dyn Fn()),
+        ("score", &new as &dyn Fn()),
+    ] {
+        let (t0, c0) = (Instant::now(), cpu_seconds());
+        for _ in 0..5 {
+            f();
+        }
+        eprintln!(
+            "cpu_cross_encoder {name}: wall {:.3} s, CPU {:.2} s per query (5 runs)",
+            t0.elapsed().as_secs_f64() / 5.0,
+            (cpu_seconds() - c0) / 5.0
+        );
     }
 
     let mut g = c.benchmark_group("cpu_cross_encoder");

@@ -25,6 +25,7 @@
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).
 
 mod bert;
+mod bert_encoder;
 mod pair;
 pub mod qwen3;
 #[cfg(any(test, feature = "test-support"))]
@@ -42,6 +43,7 @@ use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tokenizers::{Encoding, Tokenizer};
@@ -357,8 +359,9 @@ impl CrossEncoder {
         let err = |e: candle_core::Error| model_err(&self.dir, e);
         let t = |v: Vec<u32>| Tensor::from_vec(v, (n, len), &self.device).map_err(err);
         let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
+        let padded = rows.iter().any(|&i| real_len(&enc[i]) < len);
         let logits = match &self.model {
-            Model::Bert(m) => m.forward(&ids, &types, &mask),
+            Model::Bert(m) => m.forward(&ids, &types, padded.then_some(&mask)),
             Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
         }
         .map_err(err)?;
@@ -403,9 +406,15 @@ impl CrossEncoder {
         let enc = self.encode_pairs(query, docs)?;
         let lens: Vec<usize> = enc.iter().map(real_len).collect();
         let mut out = vec![0.0f32; docs.len()];
-        for group in crate::dense::qwen3::length_groups(&lens, batch_size) {
-            let logits = self.forward_rows(&enc, &group)?;
-            for (&i, row) in group.iter().zip(logits) {
+        let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
+        // Groups run in parallel on rayon's pool (candle's matrix products use the same pool),
+        // so the element-wise work of one group overlaps the products of another.
+        let results: Vec<Result<Vec<Vec<f32>>>> = groups
+            .par_iter()
+            .map(|group| self.forward_rows(&enc, group))
+            .collect();
+        for (group, logits) in groups.iter().zip(results) {
+            for (&i, row) in group.iter().zip(logits?) {
                 out[i] = match row.as_slice() {
                     [l] => *l,
                     [l0, l1] => l1 - l0,

@@ -1,7 +1,10 @@
 //! Dense retrieval: a local sentence encoder, the skill embeddings of a workspace, and
 //! nearest-neighbour search over them.
 //!
-//! - [`encoder`]: a BERT-family sentence encoder on candle (mean pooling, L2 normalization);
+//! - [`encoder`]: a BERT-family sentence encoder on candle (pooling from the model's files,
+//!   L2 normalization);
+//! - [`pooling`]: the pooling rule read from a sentence-transformers model's files;
+//! - [`qwen3`]: a Qwen3 embedding model (last-token pooling, instruction-prefixed queries);
 //! - [`embedder`]: [`TextEmbedder`], the model-family-independent interface retrievers hold;
 //! - [`vectors`]: the `vectors` file (f32 little-endian rows with a JSON header naming model,
 //!   view, dimension and count);

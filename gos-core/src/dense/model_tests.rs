@@ -304,3 +304,19 @@ fn write_model_reference_fixtures() {
     });
     std::fs::write(out.join("inputs.json"), inputs.to_string()).unwrap();
 }
+
+#[test]
+fn length_groups_put_similar_lengths_together_longest_first() {
+    use crate::dense::qwen3::length_groups;
+    assert_eq!(
+        length_groups(&[3, 9, 1, 9, 5], 2),
+        vec![vec![1, 3], vec![4], vec![0], vec![2]]
+    );
+    // 90 and 100 share a batch, 89 starts the next one.
+    assert_eq!(
+        length_groups(&[100, 89, 90, 95], 8),
+        vec![vec![0, 3, 2], vec![1]]
+    );
+    assert_eq!(length_groups(&[4, 2], 0), vec![vec![0], vec![1]]);
+    assert!(length_groups(&[], 4).is_empty());
+}

@@ -130,12 +130,26 @@ pub(crate) fn last_token_states(
     Tensor::stack(&last, 0)
 }
 
+/// Share of a group's longest length that its shortest member must reach in
+/// [`length_groups`]: padding stays under 10% of a batch's tokens.
+pub(crate) const MIN_FILL: f64 = 0.9;
+
 /// Row order that batches texts of similar token length: indices sorted by length, longest
-/// first, cut into groups of at most `batch` (padding waste stays within a group).
+/// first, cut into groups of at most `batch` whose every member has at least
+/// [`MIN_FILL`] of the group's first (longest) length.
 pub(crate) fn length_groups(lens: &[usize], batch: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..lens.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(lens[i]));
-    order.chunks(batch.max(1)).map(<[usize]>::to_vec).collect()
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in order {
+        match groups.last_mut() {
+            Some(g) if g.len() < batch.max(1) && lens[i] as f64 >= MIN_FILL * lens[g[0]] as f64 => {
+                g.push(i)
+            }
+            _ => groups.push(vec![i]),
+        }
+    }
+    groups
 }
 
 /// A loaded Qwen3 embedding model.
