@@ -282,3 +282,40 @@ fn random_model_weights_are_byte_stable() {
     }
     assert_eq!(got, RANDOM_MODEL_SHA256);
 }
+
+/// The padded BERT path (the one CUDA takes, with and without a padding mask) and the packed
+/// CPU path give the same logits.
+#[test]
+fn cross_encoder_padded_and_packed_bert_paths_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ce = load(tmp.path(), bert_spec());
+    let Model::Bert(m) = &ce.model else {
+        panic!("a BERT spec loads a BERT model")
+    };
+    let padded = |docs: &[&str], with_mask: bool| -> Vec<f32> {
+        let enc = ce.encode_pairs(QUERY, docs).unwrap();
+        let (n, len) = (enc.len(), enc[0].len());
+        let flat = |f: &dyn Fn(&Encoding) -> Vec<u32>| {
+            let v: Vec<u32> = enc.iter().flat_map(f).collect();
+            Tensor::from_vec(v, (n, len), &Device::Cpu).unwrap()
+        };
+        let ids = flat(&|e| e.get_ids().to_vec());
+        let types = flat(&|e| e.get_type_ids().to_vec());
+        let mask = flat(&|e| e.get_attention_mask().to_vec());
+        let out = m.forward(&ids, &types, with_mask.then_some(&mask)).unwrap();
+        out.to_vec2::<f32>()
+            .unwrap()
+            .into_iter()
+            .map(|r| r[0])
+            .collect()
+    };
+    let packed: Vec<f32> = ce
+        .logits(QUERY, &DOCS)
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0])
+        .collect();
+    assert_close(&padded(&DOCS, true), &packed, 1e-5);
+    assert_close(&padded(&DOCS[..1], false), &packed[..1], 1e-5);
+    assert_close(&packed, &BERT_LOGITS, 1e-4);
+}
