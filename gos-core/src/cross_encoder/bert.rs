@@ -42,29 +42,6 @@ impl BertClassifier {
         })
     }
 
-    /// Logits `(pairs, num_labels)` of pairs packed end to end ([`BertEncoder::forward_packed`]);
-    /// each pair's \[CLS\] state is its first token's.
-    pub(crate) fn forward_packed(
-        &self,
-        ids: &[u32],
-        types: &[u32],
-        lens: &[usize],
-    ) -> Result<Tensor> {
-        let hidden = self.bert.forward_packed(ids, types, lens)?; // (tokens, hidden)
-        let starts: Vec<u32> = lens
-            .iter()
-            .scan(0u32, |at, &l| {
-                let s = *at;
-                *at += l as u32;
-                Some(s)
-            })
-            .collect();
-        let starts = Tensor::from_vec(starts, lens.len(), hidden.device())?;
-        let cls = hidden.index_select(&starts, 0)?; // (pairs, hidden)
-        let pooled = self.pooler.forward(&cls)?.tanh()?;
-        self.classifier.forward(&pooled)
-    }
-
     /// Logits `(batch, num_labels)` for `ids`, `types` and `mask`, each `(batch, seq)` u32;
     /// `mask` is needed only when the batch is padded.
     pub(crate) fn forward(

@@ -8,11 +8,7 @@
 //!   pass over the `heads x len x len` scores divides them;
 //! - the padding mask is added only when the batch has padding (a batch of pairs of one
 //!   length, or a single pair, has none);
-//! - the fused last-dimension softmax of candle-nn;
-//! - [`BertEncoder::forward_packed`]: pairs of any lengths packed end to end into one
-//!   `(tokens, hidden)` matrix, no padding at all: every linear layer is one matrix product
-//!   over all tokens, and attention runs per pair in candle-nn's variable-length CPU kernel
-//!   (parallel over tokens and heads).
+//! - the fused last-dimension softmax of candle-nn.
 //!
 //! Weight names are those of `BertModel` (`embeddings.*`, `encoder.layer.N.*`), read under the
 //! prefix the caller gives.
@@ -97,75 +93,6 @@ impl BertEncoder {
             head_dim,
             act: config.hidden_act,
         })
-    }
-
-    /// Last hidden states `(tokens, hidden)` of sequences packed end to end: `ids` and `types`
-    /// hold `lens.iter().sum()` tokens, sequence `i` being the next `lens[i]` of them.
-    /// CPU only (candle-nn's variable-length kernel).
-    pub(crate) fn forward_packed(
-        &self,
-        ids: &[u32],
-        types: &[u32],
-        lens: &[usize],
-    ) -> Result<Tensor> {
-        let device = self.positions.device();
-        let total = ids.len();
-        let positions: Vec<u32> = lens.iter().flat_map(|&l| 0..l as u32).collect();
-        if positions.len() != total || types.len() != total {
-            candle_core::bail!("{total} tokens for sequences of {} in all", positions.len());
-        }
-        let pos = Tensor::from_vec(positions, total, device)?;
-        let x = self
-            .words
-            .forward(&Tensor::from_slice(ids, total, device)?)?
-            .add(
-                &self
-                    .types
-                    .forward(&Tensor::from_slice(types, total, device)?)?,
-            )?
-            .add(&self.positions.index_select(&pos, 0)?)?;
-        let mut x = self.ln_embeddings.forward(&x)?;
-        let seqlens: Vec<u32> = lens.iter().map(|&l| l as u32).collect();
-        let seqlens = Tensor::from_vec(seqlens, lens.len(), device)?;
-        let max_len = lens.iter().copied().max().unwrap_or(0);
-        let (heads, d) = (self.heads, self.head_dim);
-        let hidden = heads * d;
-        for layer in &self.layers {
-            let qkv = layer.qkv.forward(&x)?; // (tokens, 3 * hidden)
-            let part = |i: usize| -> Result<Tensor> {
-                qkv.narrow(1, i * hidden, hidden)?
-                    .contiguous()?
-                    .reshape((total, heads, d))
-            };
-            let ctx = candle_nn::attention::cpu_flash::varlen::flash_attn_varlen_cpu(
-                &part(0)?,
-                &part(1)?,
-                &part(2)?,
-                None,
-                &seqlens,
-                &seqlens,
-                max_len,
-                max_len,
-                1.0, // the scale is folded into the query weights
-                false,
-                None,
-                None,
-            )?
-            .reshape((total, hidden))?;
-            x = layer
-                .ln_attention
-                .forward(&layer.out.forward(&ctx)?.add(&x)?)?;
-            let up = layer.up.forward(&x)?;
-            let up = match self.act {
-                HiddenAct::Gelu => up.gelu_erf()?,
-                HiddenAct::GeluApproximate => up.gelu()?,
-                HiddenAct::Relu => up.relu()?,
-            };
-            x = layer
-                .ln_output
-                .forward(&layer.down.forward(&up)?.add(&x)?)?;
-        }
-        Ok(x)
     }
 
     /// Last hidden states `(batch, seq, hidden)` for `ids` and `types`, each `(batch, seq)`

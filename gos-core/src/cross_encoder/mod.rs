@@ -337,23 +337,7 @@ impl CrossEncoder {
     /// Logits of the pairs `enc[rows]` in one forward pass, padded to the longest of them
     /// (`enc` is right-padded, so a row's real tokens come first).
     fn forward_rows(&self, enc: &[Encoding], rows: &[usize]) -> Result<Vec<Vec<f32>>> {
-        let err = |e: candle_core::Error| model_err(&self.dir, e);
         let n = rows.len();
-        if let (Model::Bert(m), true) = (&self.model, self.packs()) {
-            let lens: Vec<usize> = rows.iter().map(|&i| real_len(&enc[i])).collect();
-            let mut ids = Vec::with_capacity(lens.iter().sum());
-            let mut types = Vec::with_capacity(ids.capacity());
-            for (&i, &real) in rows.iter().zip(&lens) {
-                ids.extend_from_slice(&enc[i].get_ids()[..real]);
-                if self.zero_types {
-                    types.extend(std::iter::repeat_n(0u32, real));
-                } else {
-                    types.extend_from_slice(&enc[i].get_type_ids()[..real]);
-                }
-            }
-            let logits = m.forward_packed(&ids, &types, &lens).map_err(err)?;
-            return self.check_logits(logits, n);
-        }
         let len = rows.iter().map(|&i| real_len(&enc[i])).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(n * len);
         let mut types = Vec::with_capacity(n * len);
@@ -372,6 +356,7 @@ impl CrossEncoder {
             mask.extend(std::iter::repeat_n(1u32, real));
             mask.extend(std::iter::repeat_n(0u32, len - real));
         }
+        let err = |e: candle_core::Error| model_err(&self.dir, e);
         let t = |v: Vec<u32>| Tensor::from_vec(v, (n, len), &self.device).map_err(err);
         let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
         let padded = rows.iter().any(|&i| real_len(&enc[i]) < len);
@@ -380,18 +365,6 @@ impl CrossEncoder {
             Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
         }
         .map_err(err)?;
-        self.check_logits(logits, n)
-    }
-
-    /// Whether pairs run packed without padding ([`bert_encoder::BertEncoder::forward_packed`]):
-    /// BERT on the CPU.
-    fn packs(&self) -> bool {
-        matches!(self.model, Model::Bert(_)) && self.device.is_cpu()
-    }
-
-    /// The `(n, num_labels)` logits as rows, checked.
-    fn check_logits(&self, logits: Tensor, n: usize) -> Result<Vec<Vec<f32>>> {
-        let err = |e: candle_core::Error| model_err(&self.dir, e);
         let rows = logits
             .to_device(&Device::Cpu)
             .and_then(|t| t.to_dtype(DType::F32))
@@ -433,14 +406,7 @@ impl CrossEncoder {
         let enc = self.encode_pairs(query, docs)?;
         let lens: Vec<usize> = enc.iter().map(real_len).collect();
         let mut out = vec![0.0f32; docs.len()];
-        let groups = if self.packs() {
-            // Packed pairs carry no padding: plain chunks, the longest pairs first.
-            let mut order: Vec<usize> = (0..lens.len()).collect();
-            order.sort_by_key(|&i| std::cmp::Reverse(lens[i]));
-            order.chunks(batch_size).map(<[usize]>::to_vec).collect()
-        } else {
-            crate::dense::qwen3::length_groups(&lens, batch_size)
-        };
+        let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
         // Groups run in parallel on rayon's pool (candle's matrix products use the same pool),
         // so the element-wise work of one group overlaps the products of another.
         let results: Vec<Result<Vec<Vec<f32>>>> = groups
