@@ -47,7 +47,7 @@ impl BertEncoder {
         }
         let h = config.hidden_size;
         let heads = config.num_attention_heads;
-        if heads == 0 || h % heads != 0 {
+        if heads == 0 || !h.is_multiple_of(heads) {
             candle_core::bail!("hidden_size {h} is not a multiple of {heads} heads");
         }
         let head_dim = h / heads;

@@ -198,7 +198,7 @@ fn byte_chars() -> Vec<char> {
 
 /// Words merged into single tokens by the tiny tokenizer (each also with a leading space),
 /// `yes` and `no` first: the reranker reads their ids.
-const QWEN_WORDS: [&str; 30] = [
+pub const QWEN_WORDS: [&str; 30] = [
     "yes",
     "no",
     "the",
