@@ -59,11 +59,16 @@ impl TextEmbedder for SentenceEncoder {
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.encode(texts).map(unit)
+        self.embed_documents(texts)
     }
 
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.encode(texts).map(unit)
+        // A Normalize module already made them unit vectors: leave them bit for bit.
+        if self.pooling().normalize {
+            self.encode(texts)
+        } else {
+            self.encode(texts).map(unit)
+        }
     }
 }
 

@@ -320,3 +320,27 @@ fn length_groups_put_similar_lengths_together_longest_first() {
     assert_eq!(length_groups(&[4, 2], 0), vec![vec![0], vec![1]]);
     assert!(length_groups(&[], 4).is_empty());
 }
+
+#[test]
+fn an_encoder_without_a_normalize_module_still_gives_unit_vectors_to_retrieval() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_bert_encoder(tmp.path(), "cls");
+    let modules = std::fs::read_to_string(tmp.path().join("modules.json")).unwrap();
+    let modules = modules.replace("sentence_transformers.models.Normalize", "Identity");
+    std::fs::write(tmp.path().join("modules.json"), modules).unwrap();
+    let enc = SentenceEncoder::load(tmp.path(), &Device::Cpu).unwrap();
+    assert!(!enc.pooling().normalize);
+    let raw = enc.encode(&TEXTS).unwrap();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm(&raw[0]) - 1.0).abs() > 1e-3, "{}", norm(&raw[0]));
+    let boxed = load_embedder(tmp.path(), &Device::Cpu).unwrap();
+    let unit = boxed.embed_queries(&TEXTS).unwrap();
+    for (u, r) in unit.iter().zip(&raw) {
+        assert!((norm(u) - 1.0).abs() < 1e-5);
+        // Same direction: the CLS-pooled vector, scaled.
+        let cos: f32 = u.iter().zip(r).map(|(a, b)| a * b).sum::<f32>() / norm(r);
+        assert!((cos - 1.0).abs() < 1e-5, "{cos}");
+    }
+    // ... and that direction is the reference's (BERT_CLS is normalized).
+    assert!((unit[0][0] - BERT_CLS[0].0[0]).abs() < 1e-4);
+}
