@@ -2,17 +2,19 @@
 //! (the ms-marco MiniLM cross-encoders).
 //!
 //! `logits = classifier(tanh(pooler(h\[CLS\])))`, where `h` is the last hidden state of the BERT
-//! encoder (candle-transformers' [`BertModel`]), `pooler` a `hidden x hidden` linear layer and
+//! encoder ([`BertEncoder`], the crate's CPU-lean implementation of `BertModel`), `pooler` a `hidden x hidden` linear layer and
 //! `classifier` a `hidden x num_labels` linear layer. Weight names: `bert.*` for the encoder
 //! (or no prefix), `bert.pooler.dense.{weight,bias}`, `classifier.{weight,bias}`.
 
 use candle_core::{IndexOp, Module, Result, Tensor};
 use candle_nn::{Linear, VarBuilder, linear};
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
+
+use super::bert_encoder::BertEncoder;
 
 /// A loaded BERT sequence classifier.
 pub(crate) struct BertClassifier {
-    bert: BertModel,
+    bert: BertEncoder,
     pooler: Linear,
     classifier: Linear,
 }
@@ -26,7 +28,7 @@ impl BertClassifier {
         } else {
             vb.clone()
         };
-        let bert = BertModel::load(encoder_vb.clone(), config)?;
+        let bert = BertEncoder::load(encoder_vb.clone(), config)?;
         let pooler = linear(
             config.hidden_size,
             config.hidden_size,
@@ -40,9 +42,15 @@ impl BertClassifier {
         })
     }
 
-    /// Logits `(batch, num_labels)` for `ids`, `types` and `mask`, each `(batch, seq)` u32.
-    pub(crate) fn forward(&self, ids: &Tensor, types: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        let hidden = self.bert.forward(ids, types, Some(mask))?; // (batch, seq, hidden)
+    /// Logits `(batch, num_labels)` for `ids`, `types` and `mask`, each `(batch, seq)` u32;
+    /// `mask` is needed only when the batch is padded.
+    pub(crate) fn forward(
+        &self,
+        ids: &Tensor,
+        types: &Tensor,
+        mask: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        let hidden = self.bert.forward(ids, types, mask)?; // (batch, seq, hidden)
         let cls = hidden.i((.., 0))?.contiguous()?; // (batch, hidden)
         let pooled = self.pooler.forward(&cls)?.tanh()?;
         self.classifier.forward(&pooled)

@@ -15,25 +15,35 @@
 //! - XLM-RoBERTa sequence classifiers (`XLMRobertaForSequenceClassification`, e.g.
 //!   `BAAI/bge-reranker-base`): `xlm_roberta`.
 //!
+//! A Qwen3 causal language model (`model_type` `qwen3`, e.g. Qwen3-Reranker-0.6B) is not a
+//! sequence classifier: [`Qwen3Reranker`] scores it from its yes/no next-token logits, and
+//! [`load_pair_scorer`] picks it from `config.json`.
+//!
 //! The pair is tokenized by the model's own tokenizer.json (`pair`): its special-token
 //! template, padding to the longest pair of a batch, truncation that keeps the query.
 //! Numerical agreement with an independent numpy forward pass is checked by the
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).
 
 mod bert;
+mod bert_encoder;
 mod pair;
+pub mod qwen3;
 #[cfg(any(test, feature = "test-support"))]
 pub mod random;
+#[cfg(any(test, feature = "test-support"))]
+pub mod random_qwen3;
 pub mod scorer;
 mod xlm_roberta;
 
 pub use pair::truncate_chars;
+pub use qwen3::Qwen3Reranker;
 pub use scorer::{PairScorer, load_pair_scorer};
 
 use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tokenizers::{Encoding, Tokenizer};
@@ -124,6 +134,7 @@ pub struct CrossEncoder {
     max_length: usize,
     num_labels: usize,
     zero_types: bool,
+    pad_id: u32,
 }
 
 impl std::fmt::Debug for CrossEncoder {
@@ -273,6 +284,7 @@ impl CrossEncoder {
             max_length,
             num_labels,
             zero_types,
+            pad_id: pad_id as u32,
         })
     }
 
@@ -318,25 +330,38 @@ impl CrossEncoder {
             return Ok(Vec::new());
         }
         let enc = self.encode_pairs(query, docs)?;
-        let n = enc.len();
-        let len = enc.first().map_or(0, |e| e.get_ids().len());
+        let all: Vec<usize> = (0..enc.len()).collect();
+        self.forward_rows(&enc, &all)
+    }
+
+    /// Logits of the pairs `enc[rows]` in one forward pass, padded to the longest of them
+    /// (`enc` is right-padded, so a row's real tokens come first).
+    fn forward_rows(&self, enc: &[Encoding], rows: &[usize]) -> Result<Vec<Vec<f32>>> {
+        let n = rows.len();
+        let len = rows.iter().map(|&i| real_len(&enc[i])).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(n * len);
         let mut types = Vec::with_capacity(n * len);
         let mut mask = Vec::with_capacity(n * len);
-        for e in &enc {
-            ids.extend_from_slice(e.get_ids());
+        for &i in rows {
+            let e = &enc[i];
+            let real = real_len(e);
+            ids.extend_from_slice(&e.get_ids()[..real]);
+            ids.extend(std::iter::repeat_n(self.pad_id, len - real));
             if self.zero_types {
-                types.extend(std::iter::repeat_n(0u32, e.len()));
+                types.extend(std::iter::repeat_n(0u32, len));
             } else {
-                types.extend_from_slice(e.get_type_ids());
+                types.extend_from_slice(&e.get_type_ids()[..real]);
+                types.extend(std::iter::repeat_n(0u32, len - real));
             }
-            mask.extend_from_slice(e.get_attention_mask());
+            mask.extend(std::iter::repeat_n(1u32, real));
+            mask.extend(std::iter::repeat_n(0u32, len - real));
         }
         let err = |e: candle_core::Error| model_err(&self.dir, e);
         let t = |v: Vec<u32>| Tensor::from_vec(v, (n, len), &self.device).map_err(err);
         let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
+        let padded = rows.iter().any(|&i| real_len(&enc[i]) < len);
         let logits = match &self.model {
-            Model::Bert(m) => m.forward(&ids, &types, &mask),
+            Model::Bert(m) => m.forward(&ids, &types, padded.then_some(&mask)),
             Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
         }
         .map_err(err)?;
@@ -359,8 +384,9 @@ impl CrossEncoder {
         Ok(rows)
     }
 
-    /// One relevance score per document, in input order, computed in batches of
-    /// `batch_size` pairs: the logit for one-label models (ms-marco, bge-reranker), the
+    /// One relevance score per document, in input order, computed in batches of at most
+    /// `batch_size` pairs of similar token length (pairs sorted by length, so a batch pads
+    /// little; padding changes no score): the logit for one-label models (ms-marco, bge-reranker), the
     /// log-odds `logit[1] - logit[0]` for two-label models. Higher is more relevant; the scale
     /// is the model's (ms-marco MiniLM logits lie roughly in -11..11).
     ///
@@ -374,10 +400,22 @@ impl CrossEncoder {
                 reason: "must be at least 1".to_string(),
             });
         }
-        let mut out = Vec::with_capacity(docs.len());
-        for chunk in docs.chunks(batch_size) {
-            for row in self.logits(query, chunk)? {
-                out.push(match row.as_slice() {
+        if docs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let enc = self.encode_pairs(query, docs)?;
+        let lens: Vec<usize> = enc.iter().map(real_len).collect();
+        let mut out = vec![0.0f32; docs.len()];
+        let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
+        // Groups run in parallel on rayon's pool (candle's matrix products use the same pool),
+        // so the element-wise work of one group overlaps the products of another.
+        let results: Vec<Result<Vec<Vec<f32>>>> = groups
+            .par_iter()
+            .map(|group| self.forward_rows(&enc, group))
+            .collect();
+        for (group, logits) in groups.iter().zip(results) {
+            for (&i, row) in group.iter().zip(logits?) {
+                out[i] = match row.as_slice() {
                     [l] => *l,
                     [l0, l1] => l1 - l0,
                     other => {
@@ -386,12 +424,23 @@ impl CrossEncoder {
                             format!("{} logits per pair; expected 1 or 2", other.len()),
                         ));
                     }
-                });
+                };
             }
         }
         Ok(out)
     }
 }
 
+/// Number of real (unpadded) tokens of an encoding: the padding is on the right.
+fn real_len(e: &Encoding) -> usize {
+    e.get_attention_mask()
+        .iter()
+        .take_while(|m| **m == 1)
+        .count()
+}
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+pub(crate) mod qwen3_tests;

@@ -257,7 +257,7 @@ pub fn write_random_classifier(
 }
 
 /// Words of the tiny tokenizers' vocabularies (after the special tokens).
-const WORDS: [&str; 32] = [
+pub const WORDS: [&str; 32] = [
     "the", "a", "to", "of", "and", "in", "for", "with", "csv", "json", "pdf", "file", "files",
     "parse", "parser", "convert", "table", "data", "read", "write", "chart", "plot", "image",
     "extract", "text", "skill", "task", "report", "sales", "into", "from", "excel",

@@ -6,8 +6,10 @@
 //! classifiers ([`CrossEncoder`]) score with their classification head; a Qwen3-based reranker
 //! scores with its yes/no next-token logits in its own prompt template.
 
-use crate::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE};
-use crate::error::Result;
+use crate::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, Qwen3Reranker};
+use crate::dense::qwen3::is_qwen3;
+use crate::error::{Error, Result};
+use crate::model_dir::model_err;
 
 /// A relevance model over (query, document) pairs.
 pub trait PairScorer: Send + Sync + std::fmt::Debug {
@@ -37,8 +39,10 @@ impl PairScorer for CrossEncoder {
 }
 
 /// Load the pair scorer in `dir` (Hugging Face layout) onto `device` with an optional sequence
-/// limit in tokens, choosing the implementation from the model's `config.json`. Today: BERT and
-/// XLM-RoBERTa sequence classifiers ([`CrossEncoder::load_with_max_length`]).
+/// limit in tokens, choosing the implementation from the model's `config.json`: a Qwen3 model
+/// (`model_type` `qwen3`) is a [`Qwen3Reranker`] with its default instruction and a 4,096-token
+/// default limit; anything else a BERT or XLM-RoBERTa sequence classifier
+/// ([`CrossEncoder::load_with_max_length`]) scored in batches sorted by length.
 ///
 /// # Errors
 /// [`crate::Error::Model`] naming the file when a file is missing or unreadable, or the model
@@ -48,6 +52,17 @@ pub fn load_pair_scorer(
     device: &candle_core::Device,
     max_length: Option<usize>,
 ) -> Result<Box<dyn PairScorer>> {
+    let config_path = dir.join("config.json");
+    let config: serde_json::Value = match std::fs::read_to_string(&config_path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| model_err(&config_path, format!("invalid JSON: {e}")))?,
+        // CrossEncoder::load names the missing file.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Value::Null,
+        Err(e) => return Err(Error::io(&config_path, e)),
+    };
+    if is_qwen3(&config) {
+        return Ok(Box::new(Qwen3Reranker::load(dir, device, max_length)?));
+    }
     Ok(Box::new(CrossEncoder::load_with_max_length(
         dir, device, max_length,
     )?))

@@ -7,7 +7,9 @@
 //! queries, not to documents); each implementation applies its own rules.
 
 use crate::dense::SentenceEncoder;
-use crate::error::Result;
+use crate::dense::qwen3::{Qwen3Embedder, is_qwen3};
+use crate::error::{Error, Result};
+use crate::model_dir::model_err;
 
 /// An embedding model: texts in, unit vectors out.
 ///
@@ -34,7 +36,19 @@ pub trait TextEmbedder: Send + Sync + std::fmt::Debug {
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
 }
 
-/// A sentence-transformers BERT encoder embeds queries and documents alike.
+/// Scale each vector to unit length (a zero vector stays zero).
+fn unit(mut rows: Vec<Vec<f32>>) -> Vec<Vec<f32>> {
+    for r in &mut rows {
+        let norm = r.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 1e-12 {
+            r.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
+    rows
+}
+
+/// A sentence-transformers BERT encoder embeds queries and documents alike; a model without a
+/// Normalize module is normalized here, since retrieval compares by dot product.
 impl TextEmbedder for SentenceEncoder {
     fn model_id(&self) -> &str {
         SentenceEncoder::model_id(self)
@@ -45,17 +59,24 @@ impl TextEmbedder for SentenceEncoder {
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.encode(texts)
+        self.embed_documents(texts)
     }
 
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.encode(texts)
+        // A Normalize module already made them unit vectors: leave them bit for bit.
+        if self.pooling().normalize {
+            self.encode(texts)
+        } else {
+            self.encode(texts).map(unit)
+        }
     }
 }
 
 /// Load the embedding model in `dir` (Hugging Face layout) onto `device`, choosing the
-/// implementation from the model's files. Today: BERT-family sentence-transformers encoders
-/// ([`SentenceEncoder`]).
+/// implementation from `config.json`: a Qwen3 model (`model_type` `qwen3`) is a
+/// [`Qwen3Embedder`] with its defaults (2,048-token limit, the shipped or default query
+/// instruction); anything else is read as a BERT-family sentence-transformers encoder
+/// ([`SentenceEncoder`], pooling from its modules.json).
 ///
 /// # Errors
 /// [`crate::Error::Model`] naming the file when a file is missing or unreadable, or the model
@@ -64,5 +85,17 @@ pub fn load_embedder(
     dir: &std::path::Path,
     device: &candle_core::Device,
 ) -> Result<Box<dyn TextEmbedder>> {
-    Ok(Box::new(SentenceEncoder::load(dir, device)?))
+    let config_path = dir.join("config.json");
+    let config: serde_json::Value = match std::fs::read_to_string(&config_path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| model_err(&config_path, format!("invalid JSON: {e}")))?,
+        // SentenceEncoder::load names the missing file and how to get the default model.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Value::Null,
+        Err(e) => return Err(Error::io(&config_path, e)),
+    };
+    if is_qwen3(&config) {
+        Ok(Box::new(Qwen3Embedder::load(dir, device, None)?))
+    } else {
+        Ok(Box::new(SentenceEncoder::load(dir, device)?))
+    }
 }

@@ -1,14 +1,16 @@
-//! Sentence encoder: a BERT-family model in Hugging Face layout, mean pooling, L2 normalization.
+//! Sentence encoder: a BERT-family model in Hugging Face layout, with the pooling and
+//! normalization its sentence-transformers files ask for ([`Pooling::read`]).
 //!
 //! This is the sentence-transformers pipeline of all-MiniLM-L6-v2 (modules.json: Transformer ->
-//! Pooling(mean) -> Normalize): the tokenizer pads to the longest text of the batch and truncates
+//! Pooling(mean) -> Normalize) and of bge-base-en-v1.5 (Pooling(cls) -> Normalize): the tokenizer pads to the longest text of the batch and truncates
 //! at `max_seq_length` (256 for this model, from sentence_bert_config.json), whatever padding and
 //! truncation the shipped tokenizer.json asks for (it says Fixed(128) and 128; see
 //! ../shared/docs/toolchain-notes.md).
 
+use crate::dense::pooling::{Pooling, PoolingMode};
 use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device, IndexOp, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use sha2::{Digest, Sha256};
@@ -32,6 +34,7 @@ pub struct SentenceEncoder {
     model_id: String,
     dim: usize,
     max_seq_length: usize,
+    pooling: Pooling,
 }
 
 impl std::fmt::Debug for SentenceEncoder {
@@ -40,6 +43,7 @@ impl std::fmt::Debug for SentenceEncoder {
             .field("model_id", &self.model_id)
             .field("dim", &self.dim)
             .field("max_seq_length", &self.max_seq_length)
+            .field("pooling", &self.pooling)
             .finish()
     }
 }
@@ -103,12 +107,14 @@ fn max_seq_length(dir: &Path, config: &Config) -> usize {
 }
 
 impl SentenceEncoder {
-    /// Load the encoder from `dir` (config.json, tokenizer.json, model.safetensors) onto
+    /// Load the encoder from `dir` (config.json, tokenizer.json, model.safetensors, and the
+    /// sentence-transformers files modules.json and the Pooling folder when present) onto
     /// `device` (see [`crate::device::parse_device`]). Weights are memory-mapped.
     ///
     /// # Errors
     /// [`Error::Model`] naming the directory when a file is missing or unreadable, the config
-    /// is not a BERT config, or the weights do not match it.
+    /// is not a BERT config, the pooling is not supported ([`Pooling::read`]), or the weights
+    /// do not match the config.
     pub fn load(dir: &Path, device: &Device) -> Result<Self> {
         let config_path = need(dir, "config.json")?;
         let tokenizer_path = need(dir, "tokenizer.json")?;
@@ -118,6 +124,7 @@ impl SentenceEncoder {
         let config: Config = serde_json::from_str(&config_text)
             .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
         let max_seq_length = max_seq_length(dir, &config);
+        let pooling = Pooling::read(dir)?;
         let mut tokenizer =
             Tokenizer::from_file(&tokenizer_path).map_err(|e| model_err(&tokenizer_path, e))?;
         let pad_id = config.pad_token_id as u32;
@@ -150,6 +157,7 @@ impl SentenceEncoder {
             model_id: model_id(dir)?,
             dim: config.hidden_size,
             max_seq_length,
+            pooling,
         })
     }
 
@@ -163,14 +171,43 @@ impl SentenceEncoder {
         self.dim
     }
 
+    /// Pooling and normalization read from the model's files.
+    pub fn pooling(&self) -> Pooling {
+        self.pooling
+    }
+
     /// Truncation length in tokens, \[CLS\] and \[SEP\] included.
     pub fn max_seq_length(&self) -> usize {
         self.max_seq_length
     }
 
-    /// Embed one batch of texts: `texts.len()` unit vectors of [`Self::dim`] f32 each, in input
-    /// order. The batch is padded to its longest text; padding does not change a text's vector
-    /// (mean pooling reads the attention mask). An empty text embeds \[CLS\]\[SEP\].
+    /// Token ids of `texts` as the model sees them (special tokens, truncation), unpadded.
+    ///
+    /// # Errors
+    /// [`Error::Model`] on tokenizer failures.
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        let enc = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| model_err(Path::new("<encoder>"), e))?;
+        Ok(enc
+            .iter()
+            .map(|e| {
+                e.get_ids()
+                    .iter()
+                    .zip(e.get_attention_mask())
+                    .filter(|(_, m)| **m == 1)
+                    .map(|(i, _)| *i)
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// Embed one batch of texts: `texts.len()` vectors of [`Self::dim`] f32 each, in input
+    /// order, pooled by [`Self::pooling`] and L2-normalized when the model has a Normalize
+    /// module (or no modules.json). The batch is padded to its longest text; padding does not
+    /// change a text's vector (mean and last-token pooling read the attention mask, \[CLS\] is
+    /// first). An empty text embeds \[CLS\]\[SEP\].
     ///
     /// # Errors
     /// [`Error::Model`] on tokenizer or tensor failures, and when the model returns another
@@ -200,12 +237,35 @@ impl SentenceEncoder {
         let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
         let pooled = (|| -> candle_core::Result<Tensor> {
             let hidden = self.model.forward(&ids, &types, Some(&mask))?; // (n, len, dim)
-            let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
-            let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (n, dim)
-            let counts = m.sum(1)?.clamp(1e-9, f64::MAX)?; // (n, 1)
-            let mean = summed.broadcast_div(&counts)?;
-            let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-            mean.broadcast_div(&norm)
+            let pooled = match self.pooling.mode {
+                PoolingMode::Mean => {
+                    let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
+                    let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (n, dim)
+                    let counts = m.sum(1)?.clamp(1e-9, f64::MAX)?; // (n, 1)
+                    summed.broadcast_div(&counts)?
+                }
+                PoolingMode::Cls => hidden.i((.., 0))?.contiguous()?,
+                PoolingMode::LastToken => {
+                    let rows = enc
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| {
+                            let real = e.get_attention_mask().iter().filter(|m| **m == 1).count();
+                            hidden.i((i, real.saturating_sub(1)))
+                        })
+                        .collect::<candle_core::Result<Vec<_>>>()?;
+                    Tensor::stack(&rows, 0)?
+                }
+            };
+            if !self.pooling.normalize {
+                return Ok(pooled);
+            }
+            let norm = pooled
+                .sqr()?
+                .sum_keepdim(1)?
+                .sqrt()?
+                .clamp(1e-12, f64::MAX)?;
+            pooled.broadcast_div(&norm)
         })()
         .map_err(|e| model_err(here, e))?;
         let rows = pooled
@@ -234,6 +294,10 @@ fn check_rows(rows: &[Vec<f32>], texts: usize, dim: usize) -> std::result::Resul
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+#[path = "model_tests.rs"]
+mod model_tests;
 
 #[cfg(test)]
 mod tests {

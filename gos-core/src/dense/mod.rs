@@ -1,7 +1,10 @@
 //! Dense retrieval: a local sentence encoder, the skill embeddings of a workspace, and
 //! nearest-neighbour search over them.
 //!
-//! - [`encoder`]: a BERT-family sentence encoder on candle (mean pooling, L2 normalization);
+//! - [`encoder`]: a BERT-family sentence encoder on candle (pooling from the model's files,
+//!   L2 normalization);
+//! - [`pooling`]: the pooling rule read from a sentence-transformers model's files;
+//! - [`qwen3`]: a Qwen3 embedding model (last-token pooling, instruction-prefixed queries);
 //! - [`embedder`]: [`TextEmbedder`], the model-family-independent interface retrievers hold;
 //! - [`vectors`]: the `vectors` file (f32 little-endian rows with a JSON header naming model,
 //!   view, dimension and count);
@@ -15,6 +18,10 @@ pub mod embedder;
 #[cfg(feature = "neural")]
 pub mod encoder;
 pub mod index;
+#[cfg(feature = "neural")]
+pub mod pooling;
+#[cfg(feature = "neural")]
+pub mod qwen3;
 pub mod vectors;
 
 #[cfg(feature = "neural")]
@@ -22,6 +29,10 @@ pub use embedder::{TextEmbedder, load_embedder};
 #[cfg(feature = "neural")]
 pub use encoder::SentenceEncoder;
 pub use index::{DenseIndex, HnswParams};
+#[cfg(feature = "neural")]
+pub use pooling::{Pooling, PoolingMode};
+#[cfg(feature = "neural")]
+pub use qwen3::Qwen3Embedder;
 pub use vectors::Vectors;
 
 use crate::error::{Error, Result};
