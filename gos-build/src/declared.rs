@@ -8,9 +8,11 @@
 //!
 //! A declared name resolves, in order, to: the skill with exactly that id; the skills whose id
 //! ends with `/name` (a relative id under a root label); the skills whose frontmatter name or
-//! folder name equals the name, ignoring ASCII case. When several skills match, those of the
-//! declaring skill's collection are preferred; if that still leaves more than one (or none
-//! matched), nothing is linked and the declaration is reported with its candidates.
+//! folder name equals the name, ignoring ASCII case. When several skills match (or none),
+//! nothing is linked and the declaration is reported with its candidates; the author can write
+//! the longer id (`collection/name`), which resolves by the `/name` rule. The declaring skill's
+//! collection is never used to choose: a collection signal would leak a library's layout into
+//! the graph (docs/graph-quality.md).
 //!
 //! A resolved declaration `s requires x` becomes the dependency edge `x -> s` (x is a
 //! prerequisite of s) with provenance [`EdgeProvenance::Declared`], weight 1 and the
@@ -160,17 +162,6 @@ impl<'a> Resolver<'a> {
                 .get(&name.to_ascii_lowercase())
                 .map(|v| v.iter().copied().filter(|&i| i != from).collect())
                 .unwrap_or_default();
-        }
-        if pool.len() > 1 {
-            let home = self.nodes[from].collection();
-            let same: Vec<usize> = pool
-                .iter()
-                .copied()
-                .filter(|&i| self.nodes[i].collection() == home)
-                .collect();
-            if same.len() == 1 {
-                return Ok(same[0]);
-            }
         }
         match pool.as_slice() {
             [one] => Ok(*one),
@@ -335,23 +326,23 @@ mod tests {
     }
 
     #[test]
-    fn an_ambiguous_name_resolves_inside_the_declaring_collection() {
+    fn an_ambiguous_name_links_nothing_even_inside_the_declaring_collection() {
         let nodes = vec![
             node("a/csv", "csv"),
             node("b/csv", "csv"),
             node("b/plot", "plot"),
         ];
-        let decls = vec![
-            vec![],
-            vec![],
-            vec![Declaration {
-                key: "requires".into(),
-                name: "csv".into(),
-            }],
-        ];
+        let decl = |name: &str| Declaration {
+            key: "requires".into(),
+            name: name.into(),
+        };
+        // b/plot names `csv` (two skills, one a sibling): ambiguous; `b/csv` resolves.
+        let decls = vec![vec![], vec![], vec![decl("csv"), decl("b/csv")]];
         let mut stats = DeclaredStats::default();
         let edges = declared_edges(&nodes, &decls, &mut stats);
         assert_eq!(edges.len(), 1);
         assert_eq!(edges[0].source, "b/csv");
+        assert_eq!(stats.ambiguous.len(), 1);
+        assert_eq!(stats.ambiguous[0].candidates, ["a/csv", "b/csv"]);
     }
 }
