@@ -261,6 +261,11 @@ fn llm_faults_fall_back_and_are_reported() {
         "{notes:?}"
     );
     assert_eq!(responder.requests(), 3 + 5 + 1);
+    // SkillFlow's temperatures: +0.3 per retry, 0.3 for the single queries, 0 for the selector.
+    let t = responder.temperatures();
+    assert_eq!(t[..3], [0.0, 0.3, 0.6]);
+    assert!(t[3..8].iter().all(|&x| x == 0.3), "{t:?}");
+    assert_eq!(t[8], 0.0);
     // The five single-query prompts got the same reply: one query, 4 nearest skills.
     assert_eq!(st[1]["detail"]["queries"], 1);
     assert_eq!(field(&st, "output"), [36, 4, 4, 3, 2].map(Value::from));

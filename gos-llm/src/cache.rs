@@ -44,13 +44,24 @@ pub struct CacheEntry {
     pub usage: Usage,
 }
 
-/// Key of a request (see the module docs).
+/// Key of a request at temperature 0 (see the module docs).
 pub fn cache_key(model: &str, template: &str, messages: &[Message]) -> String {
+    cache_key_at(model, template, messages, 0.0)
+}
+
+/// Key of a request at `temperature`: at 0 the same key as [`cache_key`] (so existing caches
+/// stay valid); otherwise the temperature is part of the key's parameters.
+pub fn cache_key_at(model: &str, template: &str, messages: &[Message], temperature: f64) -> String {
+    let params = if temperature == 0.0 {
+        PARAMS.to_string()
+    } else {
+        format!("temperature={temperature};response_format=json_object")
+    };
     let canonical = serde_json::json!({
         "model": model,
         "template": template,
         "messages": messages,
-        "params": PARAMS,
+        "params": params,
     });
     hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
 }
@@ -245,6 +256,8 @@ mod tests {
         assert_ne!(k, cache_key("m2", "t/v1", &msg("a")));
         assert_ne!(k, cache_key("m", "t/v2", &msg("a")));
         assert_ne!(k, cache_key("m", "t/v1", &msg("b")));
+        assert_eq!(k, cache_key_at("m", "t/v1", &msg("a"), 0.0));
+        assert_ne!(k, cache_key_at("m", "t/v1", &msg("a"), 0.3));
     }
 
     #[test]

@@ -256,20 +256,42 @@ impl ChatClient {
 
     /// The JSON body sent for `messages`: model, messages, temperature 0, JSON mode.
     pub fn request_body(model: &str, messages: &[Message]) -> serde_json::Value {
+        Self::request_body_at(model, messages, 0.0)
+    }
+
+    /// The JSON body sent for `messages` at `temperature`.
+    pub fn request_body_at(
+        model: &str,
+        messages: &[Message],
+        temperature: f64,
+    ) -> serde_json::Value {
         serde_json::json!({
             "model": model,
             "messages": messages,
-            "temperature": 0.0,
+            "temperature": temperature,
             "response_format": {"type": "json_object"},
         })
     }
 
-    /// Send `messages` and return the reply, retrying as the module docs say.
+    /// Send `messages` at temperature 0 and return the reply, retrying as the module docs say.
     ///
     /// # Errors
     /// [`ClientError`] after the last attempt.
     pub fn chat(&self, messages: &[Message], salt: u64) -> Result<ChatReply, ClientError> {
-        let body = Self::request_body(&self.config.model, messages);
+        self.chat_at(messages, salt, 0.0)
+    }
+
+    /// [`ChatClient::chat`] at `temperature`.
+    ///
+    /// # Errors
+    /// [`ClientError`] after the last attempt.
+    pub fn chat_at(
+        &self,
+        messages: &[Message],
+        salt: u64,
+        temperature: f64,
+    ) -> Result<ChatReply, ClientError> {
+        let body = Self::request_body_at(&self.config.model, messages, temperature);
         let mut attempt = 0u32;
         loop {
             if self.given_up() {

@@ -7,7 +7,7 @@
 //! at most `concurrency` worker threads. A reply counts only when its content is a JSON
 //! object (a Markdown code fence around it is removed); only such replies are cached.
 
-use crate::cache::{CacheEntry, LlmCache, cache_key, prompt_hash};
+use crate::cache::{CacheEntry, LlmCache, cache_key_at, prompt_hash};
 use crate::client::{ChatClient, ClientError, Message};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -21,6 +21,9 @@ pub struct Prompt {
     pub template: &'static str,
     /// System and user messages.
     pub messages: Vec<Message>,
+    /// Sampling temperature sent with the prompt; 0 for every gos prompt except SkillFlow's
+    /// retries ([`crate::skillflow`]). A non-zero temperature is part of the cache key.
+    pub temperature: f64,
 }
 
 impl Prompt {
@@ -38,7 +41,14 @@ impl Prompt {
                     content: user,
                 },
             ],
+            temperature: 0.0,
         }
+    }
+
+    /// The same prompt sent at `temperature` (SkillFlow raises it by 0.3 per retry).
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = temperature;
+        self
     }
 
     /// SHA-256 of the rendered messages ([`prompt_hash`]).
@@ -218,7 +228,7 @@ impl LlmService {
         let mut out: Vec<Option<Result<Answer, Failure>>> = vec![None; prompts.len()];
         let keys: Vec<String> = prompts
             .iter()
-            .map(|p| cache_key(&self.model, p.template, &p.messages))
+            .map(|p| cache_key_at(&self.model, p.template, &p.messages, p.temperature))
             .collect();
         let mut to_send = Vec::new();
         for (i, p) in prompts.iter().enumerate() {
@@ -295,7 +305,7 @@ impl LlmService {
         salt: u64,
     ) -> Result<Answer, Failure> {
         lock(&self.stats).calls += 1;
-        let reply = match client.chat(&prompt.messages, salt) {
+        let reply = match client.chat_at(&prompt.messages, salt, prompt.temperature) {
             Ok(r) => r,
             Err(e) => {
                 let attempts = match &e {

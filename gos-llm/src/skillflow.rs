@@ -9,10 +9,10 @@
 //!
 //! 1. one request for all `M` queries as `{"queries": [...]}`;
 //! 2. when the reply is not usable JSON (not an object, no non-empty `queries` list), two
-//!    retries. The method raises the temperature by 0.3 at each retry; the shared client sends
-//!    temperature 0 always, so here each retry is a distinct prompt template (its own cache key,
-//!    a firmer instruction) instead;
-//! 3. then `M` single-query requests (`{"query": "..."}`), one per aspect;
+//!    retries, each at a temperature 0.3 above the one before ([`RETRY_TEMPERATURE_STEP`]),
+//!    with a firmer instruction (its own template, so its own cache key);
+//! 3. then `M` single-query requests (`{"query": "..."}`), one per aspect, at temperature
+//!    0.3 each;
 //! 4. when nothing usable came back, the task text itself is the only query.
 //!
 //! A transport failure (timeout, unreachable endpoint, HTTP error, offline cache miss, spent
@@ -34,6 +34,10 @@ pub const QUERIES_TEMPLATE: &str = "skillflow-queries/v1";
 /// Template ids of the two retries of the multi-query prompt.
 pub const QUERIES_RETRY_TEMPLATES: [&str; 2] =
     ["skillflow-queries-retry1/v1", "skillflow-queries-retry2/v1"];
+/// Temperature added at each retry of query generation, and the temperature of the
+/// single-query requests (reference notes §6.1: "retry ×2 with temperature +0.3, then fall back
+/// to M single-query calls with temperature +0.3 each").
+pub const RETRY_TEMPERATURE_STEP: f64 = 0.3;
 /// Template id of a single-query prompt (the last resort of query generation).
 pub const QUERY_SINGLE_TEMPLATE: &str = "skillflow-query-single/v1";
 /// Template id of the selector prompt.
@@ -178,6 +182,7 @@ pub fn queries_prompt(task: &str, m: usize, retry: usize) -> Prompt {
         }
     };
     Prompt::new(template, QUERIES_SYSTEM, user)
+        .with_temperature(RETRY_TEMPERATURE_STEP * retry.min(2) as f64)
 }
 
 /// The single-query prompt of `task` for aspect `i` (of [`ASPECTS`], cyclically).
@@ -191,6 +196,7 @@ pub fn single_query_prompt(task: &str, i: usize) -> Prompt {
             ASPECTS[i % ASPECTS.len()]
         ),
     )
+    .with_temperature(RETRY_TEMPERATURE_STEP)
 }
 
 /// Up to `m` non-empty queries of a `{"queries": [...]}` reply.
@@ -469,6 +475,9 @@ mod tests {
         assert_ne!(p[1].template, p[2].template);
         assert!(p[2].messages[1].content.contains("could not be read"));
         assert!(p[0].messages[1].content.starts_with(QUERIES_HEADER));
+        let temps: Vec<f64> = p.iter().map(|p| p.temperature).collect();
+        assert_eq!(temps, [0.0, 0.3, 0.6]);
+        assert_eq!(single_query_prompt("t", 0).temperature, 0.3);
         let c = [
             SelectCandidate {
                 id: "x/a",

@@ -48,6 +48,7 @@ struct Shared {
     faults: Mutex<VecDeque<Fault>>,
     requests: AtomicU64,
     models: Mutex<Vec<String>>,
+    temperatures: Mutex<Vec<f64>>,
     stop: AtomicBool,
 }
 
@@ -68,6 +69,7 @@ impl Responder {
             faults: Mutex::new(VecDeque::new()),
             requests: AtomicU64::new(0),
             models: Mutex::new(Vec::new()),
+            temperatures: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
@@ -105,6 +107,11 @@ impl Responder {
     /// Model ids seen, in arrival order.
     pub fn models(&self) -> Vec<String> {
         self.shared.models.lock().unwrap().clone()
+    }
+
+    /// The `temperature` of each chat request received so far, in arrival order.
+    pub fn temperatures(&self) -> Vec<f64> {
+        self.shared.temperatures.lock().unwrap().clone()
     }
 
     /// Queue faults for the next requests.
@@ -171,6 +178,9 @@ fn serve(s: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
     };
     if let Some(m) = req.get("model").and_then(|m| m.as_str()) {
         s.models.lock().unwrap().push(m.to_string());
+    }
+    if let Some(t) = req.get("temperature").and_then(|t| t.as_f64()) {
+        s.temperatures.lock().unwrap().push(t);
     }
     let content = match fault {
         Some(Fault::Status(code)) => {
