@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// The binary, without a `GOS_MODEL_DIR` from the environment (these tests pin the lexical path).
 fn gos() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gos"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
+    c.env_remove("GOS_MODEL_DIR");
+    c
 }
 
 fn repo() -> PathBuf {

@@ -65,8 +65,9 @@ impl Reranker for CrossEncoderReranker<'_> {
         let floor = head.last().map(|r| r.score).unwrap_or(0.0);
         let tail_max = ranked.first().map(|r| r.score).unwrap_or(0.0);
         for r in ranked.iter_mut() {
+            // `min(floor)`: `floor * s / s` can round one ulp above `floor`.
             r.score = if tail_max > 0.0 {
-                floor * r.score / tail_max
+                (floor * r.score / tail_max).min(floor)
             } else {
                 0.0
             };
