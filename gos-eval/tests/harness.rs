@@ -140,23 +140,25 @@ fn default_arms_reproduce_the_reported_metrics() {
 | recall_available | 1.000 | 0.967 | 1.000 | 1.000 |
 | recall_full | 1.000 | 0.967 | 1.000 | 1.000 |
 | completeness | 1.000 | 0.900 | 1.000 | 1.000 |
-| precision | 0.287 | 0.275 | 0.289 | 0.300 |
-| f1 | 0.440 | 0.422 | 0.443 | 0.457 |
-| f2 | 0.654 | 0.629 | 0.658 | 0.672 |
+| precision | 0.287 | 0.275 | 0.287 | 0.287 |
+| f1 | 0.440 | 0.422 | 0.440 | 0.440 |
+| f2 | 0.654 | 0.629 | 0.654 | 0.654 |
 | co_recovery | 1.000 | 0.929 | 1.000 | 1.000 |
-| hit_at_1 | 0.900 | 1.000 | 0.900 | 0.900 |
-| mrr_at_10 | 0.933 | 1.000 | 0.925 | 0.933 |
+| hit_at_1 | 0.900 | 0.900 | 0.900 | 0.900 |
+| mrr_at_10 | 0.933 | 0.950 | 0.925 | 0.933 |
 | recall_at_10 | 1.000 | 1.000 | 1.000 | 1.000 |
 | recall_at_20 | 1.000 | 1.000 | 1.000 | 1.000 |
 | recall_at_50 | 1.000 | 1.000 | 1.000 | 1.000 |
 | fc_at_10 | 1.000 | 1.000 | 1.000 | 1.000 |
-| bundle_size | 8.00 | 8.00 | 7.90 | 7.60 |
+| bundle_size | 8.00 | 8.00 | 8.00 | 8.00 |
 "
     );
     // Session 3: I/O producer ties no longer prefer the consumer's collection
     // (gos-build/src/relate.rs), so gif-maker's fifth `image` producer is raster-hillshade
-    // instead of image-resize, and forward/lexical ranks one oracle first (hit@1 0.9 -> 1.0);
-    // reasons quote the shared terms, so contexts grow by a few characters.
+    // instead of image-resize; reasons quote the shared terms, so contexts grow by a few
+    // characters. The graph weight went from 1.0 to 0.5 (chosen by CV on DEV): the graph
+    // term spreads final scores less, so fewer skills fall under the 5% relative floor
+    // (one-hop and no-graph bundles of 8, precision 0.287) and forward/lexical's hit@1 is 0.9.
     // Unrounded values and bootstrap intervals (seed 0, 5,000 resamples) as `gos eval` wrote
     // them to report.json.
     let value = |arm: usize, metric: &str| {
@@ -167,10 +169,10 @@ fn default_arms_reproduce_the_reported_metrics() {
             .unwrap()
     };
     assert!((value(1, "co_recovery") - 13.0 / 14.0).abs() < 1e-12);
-    assert!((value(3, "precision") - 0.300_357_142_857_142_9).abs() < 1e-12);
+    assert!((value(3, "precision") - 0.2875).abs() < 1e-12);
     all_close(
         &context_chars_without_root(&report, &ws),
-        &[9616.8, 9597.0, 9447.7, 9223.1],
+        &[9640.2, 9620.6, 9600.3, 9621.5],
     );
     close(
         ci(&report, "forward/lexical", "recall_available"),
@@ -178,7 +180,7 @@ fn default_arms_reproduce_the_reported_metrics() {
     );
     close(
         ci(&report, "no-graph/lexical", "context_chars"),
-        (-393.7, -1284.3025, 149.424_999_999_999_64),
+        (-18.7, -267.062_499_999_999_7, 209.2),
     );
     assert_eq!(report.records.len(), 10);
     assert!(report.missing_oracles().is_empty());
@@ -209,6 +211,8 @@ fn hybrid_arm_reproduces_the_reported_metrics() {
 | recall_full | 1.000 | 0.967 | 0.933 |
 | completeness | 1.000 | 0.900 | 0.800 |
 | precision | 0.287 | 0.275 | 0.263 |
+| f1 | 0.440 | 0.422 | 0.404 |
+| f2 | 0.654 | 0.629 | 0.604 |
 | co_recovery | 1.000 | 0.929 | 0.857 |
 | hit_at_1 | 0.900 | 0.900 | 1.000 |
 | mrr_at_10 | 0.933 | 0.950 | 1.000 |
@@ -221,7 +225,7 @@ fn hybrid_arm_reproduces_the_reported_metrics() {
     );
     all_close(
         &context_chars_without_root(&report, &ws),
-        &[9611.3, 9611.9, 9244.8],
+        &[9640.2, 9598.4, 9244.8],
     );
     close(
         ci(&report, "reverse/hybrid", "mrr_at_10"),

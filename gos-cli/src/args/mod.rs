@@ -383,7 +383,7 @@ pub struct DenseArgs {
     /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
     #[arg(long, default_value_t = Fusion::default(), value_parser = fusion)]
     pub fusion: Fusion,
-    /// Weight of the dense (cosine) evidence in the final score, next to graph 1.0 and BM25 1.0.
+    /// Weight of the dense (cosine) evidence in the final score, next to graph 0.5 and BM25 1.0.
     #[arg(long, default_value_t = rerank::DEFAULT_DENSE_WEIGHT, value_parser = finite, allow_negative_numbers = true)]
     pub dense_weight: f64,
     /// Also embed each passage of the task (paragraphs, list items) and score a skill by its

@@ -123,9 +123,10 @@ mod tests {
             .unwrap();
         let order: Vec<usize> = c.iter().map(|r| r.node).collect();
         assert_eq!(order, [1, 0, 2]);
-        // Node 1: 1 + 1 + 0.5 * 1; node 0: 0.25 + 0.5 + 0.5 * 0.5 + 0.1 * 1.
-        assert!((c[0].score - 2.5).abs() < 1e-12);
-        assert!((c[1].score - 1.1).abs() < 1e-12);
-        assert!((c[2].score - 0.5).abs() < 1e-12);
+        // Graph weight 0.5, BM25 1, dense 0.5, name 0.1 (defaults). Node 1: 0.5 * 1 + 1 + 0.5 * 1;
+        // node 0: 0.5 * 0.25 + 0.5 + 0.5 * 0.5 + 0.1 * 1; node 2: 0.5 * 0.5.
+        assert!((c[0].score - 2.0).abs() < 1e-12);
+        assert!((c[1].score - 0.975).abs() < 1e-12);
+        assert!((c[2].score - 0.25).abs() < 1e-12);
     }
 }
