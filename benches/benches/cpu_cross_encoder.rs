@@ -16,52 +16,22 @@
 //!
 //! Run: `cargo bench -p gos-benches --bench cpu_cross_encoder` (threads: `RAYON_NUM_THREADS`).
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
-use gos_core::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
-use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+mod ce_common;
 
-const QUERY: &str = "The county boundaries for the state are in /root/data/counties.shp, and the \
-    attribute table has a POP2020 column and an ALAND column with land area in square metres. \
-    Make a choropleth map of population density (people per square kilometre) in an equal-area \
-    projection, with a legend and a title, and save it as /root/output/density.png. Also write \
-    the density per county to /root/output/density.csv sorted from the densest county down.";
+use ce_common::{QUERY, fixture_chars, minilm_cross_encoder};
+use criterion::{Criterion, criterion_group, criterion_main};
+use gos_core::cross_encoder::{DEFAULT_BATCH_SIZE, truncate_chars};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 /// SkillFlow's shallow stage: 20 candidates (k3 stage input after the deep cut is 100, the
 /// issue's target is the top 20), 512 characters each.
 const CANDIDATES: usize = 20;
 const CAP_CHARS: usize = 512;
-const MINILM_VOCAB: usize = 30_522;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
+/// Windows of the fixture library at staggered lengths, 150 to 4,000 characters.
 fn documents() -> Vec<String> {
-    let mut files = Vec::new();
-    let mut stack = vec![root().join("fixtures/library")];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).expect("fixture library").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n == "SKILL.md") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    let text: String = files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let chars: Vec<char> = text.chars().collect();
-    assert!(chars.len() > 8192, "fixture library too small");
+    let chars = fixture_chars();
     (0..CANDIDATES)
         .map(|i| {
             let len = 150 + (i * 1_009) % 3_850;
@@ -69,20 +39,6 @@ fn documents() -> Vec<String> {
             chars[start..start + len].iter().collect()
         })
         .collect()
-}
-
-fn tokenizer() -> (String, usize, &'static str) {
-    let candidates = [
-        std::env::var_os("GOS_MODEL_DIR").map(|d| PathBuf::from(d).join("tokenizer.json")),
-        Some(root().join("models/all-MiniLM-L6-v2/tokenizer.json")),
-    ];
-    for p in candidates.into_iter().flatten() {
-        if let Ok(t) = std::fs::read_to_string(&p) {
-            return (t, MINILM_VOCAB, "minilm-vocab");
-        }
-    }
-    let (t, v) = tiny_bert_tokenizer_json();
-    (t, v, "tiny-vocab")
 }
 
 /// User + system CPU seconds of this process so far (all threads), from /proc/self/stat at
@@ -98,11 +54,7 @@ fn cpu_seconds() -> f64 {
 
 fn bench_cpu_cross_encoder(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let (tok, vocab, which) = tokenizer();
-    let spec = RandomModelSpec::minilm_l6(vocab, 1);
-    write_random_classifier(tmp.path(), &spec, &tok).expect("write model");
-    let device = gos_core::device::parse_device("cpu").expect("cpu");
-    let ce = CrossEncoder::load(tmp.path(), &device).expect("load");
+    let (ce, which) = minilm_cross_encoder(tmp.path());
     let docs = documents();
     let docs: Vec<&str> = docs.iter().map(|d| truncate_chars(d, CAP_CHARS)).collect();
     let lens: Vec<usize> = ce

@@ -10,50 +10,17 @@
 //!
 //! Run: `cargo bench -p gos-benches --bench cross_encoder`
 
+mod ce_common;
+
+use ce_common::{QUERY, fixture_chars, minilm_cross_encoder};
 use criterion::{Criterion, criterion_group, criterion_main};
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
-use gos_core::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
+use gos_core::cross_encoder::{DEFAULT_BATCH_SIZE, truncate_chars};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-const QUERY: &str = "The county boundaries for the state are in /root/data/counties.shp, and the \
-    attribute table has a POP2020 column and an ALAND column with land area in square metres. \
-    Make a choropleth map of population density (people per square kilometre) in an equal-area \
-    projection, with a legend and a title, and save it as /root/output/density.png. Also write \
-    the density per county to /root/output/density.csv sorted from the densest county down.";
-
-/// Size of the uncased BERT vocabulary of the MiniLM models.
-const MINILM_VOCAB: usize = 30_522;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// 32 windows of 2,048 characters over the fixture library's SKILL.md texts.
 fn documents() -> Vec<String> {
-    let mut files = Vec::new();
-    let mut stack = vec![root().join("fixtures/library")];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).expect("fixture library").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n == "SKILL.md") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    let text: String = files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let chars: Vec<char> = text.chars().collect();
-    assert!(chars.len() > 4096, "fixture library too small");
+    let chars = fixture_chars();
     (0..32)
         .map(|i| {
             let start = (i * 997) % (chars.len() - 2048);
@@ -64,18 +31,7 @@ fn documents() -> Vec<String> {
 
 fn bench_cross_encoder(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let real = root().join("models/all-MiniLM-L6-v2/tokenizer.json");
-    let (tokenizer, vocab, which) = match std::fs::read_to_string(&real) {
-        Ok(t) => (t, MINILM_VOCAB, "minilm-vocab"),
-        Err(_) => {
-            let (t, v) = tiny_bert_tokenizer_json();
-            (t, v, "tiny-vocab")
-        }
-    };
-    let spec = RandomModelSpec::minilm_l6(vocab, 1);
-    write_random_classifier(tmp.path(), &spec, &tokenizer).expect("write model");
-    let device = gos_core::device::parse_device("cpu").expect("cpu");
-    let ce = CrossEncoder::load(tmp.path(), &device).expect("load");
+    let (ce, which) = minilm_cross_encoder(tmp.path());
     let docs = documents();
     let docs: Vec<&str> = docs.iter().map(|d| truncate_chars(d, 2048)).collect();
     let enc = ce.encode_pairs(QUERY, &docs).expect("encode");

@@ -4,35 +4,19 @@
 //! `fixtures/pipelines/llm`. Scores mean nothing with random weights; the tests check which
 //! stages ran, in which order, with which candidate counts and caps, and the LLM fallbacks.
 
-use gos_core::cross_encoder::Architecture;
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
+mod common;
+
+use common::{isolated_gos, pipeline_stages as stages, repo, write_tiny_bert};
 use gos_llm::testing::{Fault, Responder};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 use std::time::Duration;
 
 const QUERY: &str = "Read the sales csv file and plot a bar chart of the data into a png image";
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn gos(args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
-    for v in [
-        "GOS_LLM_BASE_URL",
-        "GOS_LLM_MODEL",
-        "GOS_LLM_API_KEY",
-        "GOS_WORKSPACE",
-        "GOS_MODEL_DIR",
-        "GOS_RERANKER_DIR",
-    ] {
-        c.env_remove(v);
-    }
-    c.args(args).output().unwrap()
+    isolated_gos().args(args).output().unwrap()
 }
 
 fn ok(out: Output) -> Output {
@@ -60,10 +44,7 @@ fn setup(dir: &Path) -> (String, String) {
         "-q",
     ]));
     let model = dir.join("bert");
-    let (tok, vocab) = tiny_bert_tokenizer_json();
-    let mut spec = RandomModelSpec::tiny(Architecture::Bert, vocab, 11);
-    spec.max_positions = 512;
-    write_random_classifier(&model, &spec, &tok).unwrap();
+    write_tiny_bert(&model, 11);
     (
         ws.to_str().unwrap().to_string(),
         model.to_str().unwrap().to_string(),
@@ -75,10 +56,6 @@ fn stage_models(model: &str, names: &[&str]) -> Vec<String> {
         .iter()
         .flat_map(|n| ["--stage-model".to_string(), format!("{n}={model}")])
         .collect()
-}
-
-fn stages(v: &Value) -> Vec<Value> {
-    v["pipeline"]["stages"].as_array().unwrap().clone()
 }
 
 fn field(stages: &[Value], key: &str) -> Vec<Value> {

@@ -5,32 +5,15 @@
 //! presets' candidate counts (k₁/k₂/k₃ = 1000/100/10, SkillRouter's K = 20) and caps, and that
 //! LLM faults fall back. Skips with a message when the real data is absent.
 
-use gos_core::cross_encoder::Architecture;
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
+mod common;
+
+use common::{isolated_gos, pipeline_stages as stages, repo, write_tiny_bert};
 use gos_llm::testing::{Fault, Responder};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::process::Output;
 
 fn gos(args: &[String]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
-    for v in [
-        "GOS_LLM_BASE_URL",
-        "GOS_LLM_MODEL",
-        "GOS_LLM_API_KEY",
-        "GOS_WORKSPACE",
-        "GOS_MODEL_DIR",
-        "GOS_RERANKER_DIR",
-    ] {
-        c.env_remove(v);
-    }
-    let out = c.args(args).output().unwrap();
+    let out = isolated_gos().args(args).output().unwrap();
     assert!(
         out.status.success(),
         "gos {args:?} failed: {}",
@@ -41,10 +24,6 @@ fn gos(args: &[String]) -> Output {
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
-}
-
-fn stages(v: &Value) -> Vec<Value> {
-    v["pipeline"]["stages"].as_array().unwrap().clone()
 }
 
 fn counts(st: &[Value]) -> Vec<(u64, u64)> {
@@ -75,10 +54,7 @@ fn presets_run_end_to_end_on_the_real_library() {
         "-q",
     ]));
     let model = tmp.path().join("bert");
-    let (tok, vocab) = tiny_bert_tokenizer_json();
-    let mut spec = RandomModelSpec::tiny(Architecture::Bert, vocab, 7);
-    spec.max_positions = 512;
-    write_random_classifier(&model, &spec, &tok).unwrap();
+    write_tiny_bert(&model, 7);
     let model = model.to_str().unwrap();
     let lines = std::fs::read_to_string(&dev).unwrap();
     let tasks: Vec<&str> = lines

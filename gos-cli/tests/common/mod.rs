@@ -39,3 +39,38 @@ pub fn model_dir() -> Option<PathBuf> {
     eprintln!("SKIP: {msg}");
     None
 }
+
+/// The `gos` binary isolated from every environment setting the pipeline and model tests
+/// choose by argument (`GOS_LLM_*`, `GOS_WORKSPACE`, `GOS_MODEL_DIR`, `GOS_RERANKER_DIR`).
+pub fn isolated_gos() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gos"));
+    for v in [
+        "GOS_LLM_BASE_URL",
+        "GOS_LLM_MODEL",
+        "GOS_LLM_API_KEY",
+        "GOS_WORKSPACE",
+        "GOS_MODEL_DIR",
+        "GOS_RERANKER_DIR",
+    ] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Write a tiny random-weight BERT classifier (`seed`, 512 positions) to `dir`: the embedding
+/// model and the cross-encoder of the pipeline tests.
+pub fn write_tiny_bert(dir: &Path, seed: u64) {
+    use gos_core::cross_encoder::Architecture;
+    use gos_core::cross_encoder::random::{
+        RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
+    };
+    let (tok, vocab) = tiny_bert_tokenizer_json();
+    let mut spec = RandomModelSpec::tiny(Architecture::Bert, vocab, seed);
+    spec.max_positions = 512;
+    write_random_classifier(dir, &spec, &tok).unwrap();
+}
+
+/// The `pipeline.stages` trace of a `gos retrieve --pipeline --json` document.
+pub fn pipeline_stages(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    v["pipeline"]["stages"].as_array().unwrap().clone()
+}
