@@ -25,7 +25,7 @@
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).
 
 mod bert;
-mod bert_encoder;
+pub(crate) mod bert_encoder;
 mod pair;
 pub mod qwen3;
 #[cfg(any(test, feature = "test-support"))]

@@ -7,12 +7,13 @@
 //! truncation the shipped tokenizer.json asks for (it says Fixed(128) and 128; see
 //! ../shared/docs/toolchain-notes.md).
 
+use crate::cross_encoder::bert_encoder::BertEncoder;
 use crate::dense::pooling::{Pooling, PoolingMode};
 use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};
 use candle_core::{DType, Device, IndexOp, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ pub const DEFAULT_BATCH_SIZE: usize = 32;
 
 /// A loaded sentence encoder.
 pub struct SentenceEncoder {
-    model: BertModel,
+    model: BertEncoder,
     tokenizer: Tokenizer,
     device: Device,
     model_id: String,
@@ -149,7 +150,14 @@ impl SentenceEncoder {
             VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, device)
                 .map_err(|e| model_err(&weights_path, e))?
         };
-        let model = BertModel::load(vb, &config).map_err(|e| model_err(&weights_path, e))?;
+        // sentence-transformers checkpoints keep the encoder at the root; a `BertModel`
+        // checkpoint exported from transformers has it under `bert.`.
+        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
+            vb.pp("bert")
+        } else {
+            vb
+        };
+        let model = BertEncoder::load(vb, &config).map_err(|e| model_err(&weights_path, e))?;
         Ok(SentenceEncoder {
             model,
             tokenizer,
@@ -236,7 +244,11 @@ impl SentenceEncoder {
         };
         let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
         let pooled = (|| -> candle_core::Result<Tensor> {
-            let hidden = self.model.forward(&ids, &types, Some(&mask))?; // (n, len, dim)
+            let padded = enc
+                .iter()
+                .any(|e| e.get_attention_mask().iter().any(|m| *m == 0));
+            // (n, len, dim); the mask matters only when some text was padded.
+            let hidden = self.model.forward(&ids, &types, padded.then_some(&mask))?;
             let pooled = match self.pooling.mode {
                 PoolingMode::Mean => {
                     let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
