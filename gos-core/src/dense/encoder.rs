@@ -244,9 +244,7 @@ impl SentenceEncoder {
         };
         let (ids, types, mask) = (t(ids)?, t(types)?, t(mask)?);
         let pooled = (|| -> candle_core::Result<Tensor> {
-            let padded = enc
-                .iter()
-                .any(|e| e.get_attention_mask().iter().any(|m| *m == 0));
+            let padded = enc.iter().any(|e| e.get_attention_mask().contains(&0));
             // (n, len, dim); the mask matters only when some text was padded.
             let hidden = self.model.forward(&ids, &types, padded.then_some(&mask))?;
             let pooled = match self.pooling.mode {
