@@ -2,7 +2,7 @@
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
 use crate::declared::{Declaration, declarations, declared_edges};
-use crate::dedup::{DedupParams, stored_groups};
+use crate::dedup::{DedupDoc, DedupParams, stored_groups};
 use crate::embed::{EmbedOptions, Embedder};
 use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
@@ -307,8 +307,17 @@ pub fn build_library_cached(
     progress.stage("dedup", None);
     let duplicates = {
         let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
-        let bodies: Vec<&str> = normalized.iter().map(|n| n.body.as_str()).collect();
-        stored_groups(&ids, &bodies, &DedupParams::default())
+        let docs: Vec<DedupDoc> = nodes
+            .iter()
+            .zip(&normalized)
+            .map(|(node, n)| DedupDoc {
+                body: &n.body,
+                name: &node.name,
+                folder: node.id.rsplit('/').next().unwrap_or(&node.id),
+                description: &node.description.value,
+            })
+            .collect();
+        stored_groups(&ids, &docs, &DedupParams::default())
     };
     progress.finish_stage();
     end_stage("dedup", &mut report);

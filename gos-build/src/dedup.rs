@@ -25,6 +25,17 @@
 //! 4. Each candidate pair is confirmed by the exact Jaccard similarity of the two shingle sets
 //!    (at least [`DedupParams::threshold`]), so no pair below the threshold is ever grouped;
 //!    groups are the connected components of confirmed pairs.
+//! 5. A confirmed pair must also name one skill: one normalized name (frontmatter name or
+//!    folder name, lower-cased words joined by `-`) contains the other's, or their
+//!    descriptions share at least [`DedupParams::min_description_overlap`] of the shorter
+//!    one's words (the overlap coefficient; a pair with an empty description passes). Copies
+//!    keep a name or rewrite the description around the same words; skills generated from one
+//!    template keep the body and change both. On the real library this splits the one
+//!    template group that the body test let through (`senior-computer-vision`,
+//!    `senior-data-engineer`, `senior-ml-engineer`, `senior-prompt-engineer`,
+//!    `senior-data-scientist`: description overlaps 0.36 to 0.46), and every other confirmed
+//!    pair of the 262 groups passes (renamed copies such as `remotion-video-creation` /
+//!    `remotion-best-practices` through their descriptions, overlap 1.0).
 //!
 //! Text similarity, not vector cosine, because copies share their wording while distinct
 //! skills on one topic share only their vocabulary: on the real library, two different skills
@@ -38,7 +49,7 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Parameters of the grouping. Defaults: 5-word shingles, Jaccard ≥ 0.7, 16 bands of 4 rows,
-/// at least 20 shingles, shingles of at most 16 bodies.
+/// at least 20 shingles, shingles of at most 16 bodies, description overlap ≥ 0.5.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DedupParams {
     /// Words per shingle.
@@ -52,9 +63,60 @@ pub struct DedupParams {
     /// Least shingles a body needs to be grouped at all.
     pub min_shingles: usize,
     /// Most bodies a shingle may occur in and still count (more: boilerplate). On the real
-    /// library the groups are the same for any value from 8 to 64 (262 groups of 2 to 5);
+    /// library the groups are the same for any value from 8 to 64 (262 groups of 2 to 5 before
+    /// the identity test of step 5, 261 with it);
     /// without the cap, template-generated skills chain into one group of 628.
     pub max_shingle_df: usize,
+    /// Least overlap coefficient of the description words of a confirmed pair whose names
+    /// differ (module documentation, step 5); 0 turns the identity test off.
+    pub min_description_overlap: f64,
+}
+
+/// What the grouping reads of one package.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DedupDoc<'a> {
+    /// SKILL.md body (shingled).
+    pub body: &'a str,
+    /// Display name (frontmatter `name`, else the folder name).
+    pub name: &'a str,
+    /// Folder name of the package.
+    pub folder: &'a str,
+    /// Description.
+    pub description: &'a str,
+}
+
+/// Lower-cased ASCII alphanumeric words of `text`.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+/// `name` as lower-cased words joined by `-` (`Senior ML_Engineer` -> `senior-ml-engineer`).
+fn normalized_name(name: &str) -> String {
+    words(name).collect::<Vec<_>>().join("-")
+}
+
+/// Whether two packages whose bodies are copies also name one skill (module documentation,
+/// step 5).
+fn same_skill(a: &DedupDoc, b: &DedupDoc, min_description_overlap: f64) -> bool {
+    let names = |d: &DedupDoc| [normalized_name(d.name), normalized_name(d.folder)];
+    let (na, nb) = (names(a), names(b));
+    let contains =
+        |x: &String, y: &String| !x.is_empty() && !y.is_empty() && x.contains(y.as_str());
+    if na
+        .iter()
+        .any(|x| nb.iter().any(|y| contains(x, y) || contains(y, x)))
+    {
+        return true;
+    }
+    let da: BTreeSet<String> = words(a.description).collect();
+    let db: BTreeSet<String> = words(b.description).collect();
+    let shorter = da.len().min(db.len());
+    if shorter == 0 {
+        return true;
+    }
+    da.intersection(&db).count() as f64 / shorter as f64 >= min_description_overlap
 }
 
 impl Default for DedupParams {
@@ -66,6 +128,7 @@ impl Default for DedupParams {
             rows: 4,
             min_shingles: 20,
             max_shingle_df: 16,
+            min_description_overlap: 0.5,
         }
     }
 }
@@ -145,14 +208,14 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
     x
 }
 
-/// Groups of near-duplicate texts: each group holds at least two indices into `texts`,
+/// Groups of near-duplicate packages: each group holds at least two indices into `docs`,
 /// sorted ascending; groups are sorted by their first index. Deterministic for a given input.
 /// Shingles are computed in parallel (rayon); the cost is dominated by them and by the exact
 /// Jaccard of candidate pairs (about a second for 5,584 real packages).
-pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
-    let mut sets: Vec<Vec<u64>> = texts
+pub fn groups(docs: &[DedupDoc], params: &DedupParams) -> Vec<Vec<usize>> {
+    let mut sets: Vec<Vec<u64>> = docs
         .par_iter()
-        .map(|t| shingles(t, params.shingle_words))
+        .map(|d| shingles(d.body, params.shingle_words))
         .collect();
     let mut df: HashMap<u64, usize> = HashMap::new();
     for h in sets.iter().flatten() {
@@ -165,7 +228,7 @@ pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
     let seeds: Vec<u64> = (0..params.bands * params.rows)
         .map(|_| seed_gen.next_u64())
         .collect();
-    let judged: Vec<usize> = (0..texts.len())
+    let judged: Vec<usize> = (0..docs.len())
         .filter(|&i| sets[i].len() >= params.min_shingles.max(1))
         .collect();
     let sigs: HashMap<usize, Vec<u64>> = judged
@@ -190,9 +253,11 @@ pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
             }
         }
     }
-    let mut parent: Vec<usize> = (0..texts.len()).collect();
+    let mut parent: Vec<usize> = (0..docs.len()).collect();
     for (a, b) in candidates {
-        if jaccard(&sets[a], &sets[b]) >= params.threshold {
+        if jaccard(&sets[a], &sets[b]) >= params.threshold
+            && same_skill(&docs[a], &docs[b], params.min_description_overlap)
+        {
             let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
             if ra != rb {
                 parent[ra.max(rb)] = ra.min(rb);
@@ -200,21 +265,21 @@ pub fn groups(texts: &[&str], params: &DedupParams) -> Vec<Vec<usize>> {
         }
     }
     let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for i in 0..texts.len() {
+    for i in 0..docs.len() {
         let r = find(&mut parent, i);
         by_root.entry(r).or_default().push(i);
     }
     by_root.into_values().filter(|g| g.len() > 1).collect()
 }
 
-/// The groups of `bodies` (parallel to `ids`, the workspace's node order) as stored in the
+/// The groups of `docs` (parallel to `ids`, the workspace's node order) as stored in the
 /// workspace ([`gos_core::duplicates::DUPLICATES_FILE`]); `None` when there is no group.
 pub fn stored_groups(
     ids: &[&str],
-    bodies: &[&str],
+    docs: &[DedupDoc],
     params: &DedupParams,
 ) -> Option<DuplicateGroups> {
-    let found = groups(bodies, params);
+    let found = groups(docs, params);
     if found.is_empty() {
         return None;
     }
@@ -222,12 +287,14 @@ pub fn stored_groups(
         method: format!(
             "MinHash LSH over word {}-shingles of SKILL.md bodies ({} bands of {} rows), \
              confirmed by exact Jaccard; shingles of more than {} bodies dropped; bodies under \
-             {} shingles are not grouped",
+             {} shingles are not grouped; a pair needs one name inside the other or \
+             descriptions sharing {} of the shorter one's words",
             params.shingle_words,
             params.bands,
             params.rows,
             params.max_shingle_df,
-            params.min_shingles
+            params.min_shingles,
+            params.min_description_overlap
         ),
         threshold: params.threshold,
         groups: found
@@ -265,6 +332,19 @@ mod tests {
         assert_eq!(jaccard(&[], &[]), 0.0);
     }
 
+    /// Packages of one name (so that only the bodies decide).
+    fn docs<'a>(bodies: &[&'a str]) -> Vec<DedupDoc<'a>> {
+        bodies
+            .iter()
+            .map(|b| DedupDoc {
+                body: b,
+                name: "pdf",
+                folder: "pdf",
+                description: "",
+            })
+            .collect()
+    }
+
     #[test]
     fn copies_group_and_distinct_texts_do_not() {
         let base = words(1, 300);
@@ -288,9 +368,9 @@ mod tests {
         let sb = shingles(refs[1], 5);
         assert!(jaccard(&sb, &shingles(refs[3], 5)) > 0.7);
         assert!(jaccard(&sb, &shingles(refs[2], 5)) < 0.5);
-        assert_eq!(groups(&refs, &p), vec![vec![1, 3, 4]]);
+        assert_eq!(groups(&docs(&refs), &p), vec![vec![1, 3, 4]]);
         // Too-short bodies never group, even when identical.
-        assert!(groups(&["a b c", "a b c"], &p).is_empty());
+        assert!(groups(&docs(&["a b c", "a b c"]), &p).is_empty());
         // Shared boilerplate does not make distinct skills copies: 20 bodies of one template
         // (300 common words) around 40 words of their own are no group; with the
         // boilerplate counted they all are.
@@ -299,11 +379,62 @@ mod tests {
             .map(|i| format!("{template} {}", words(100 + i, 40).join(" ")))
             .collect();
         let refs: Vec<&str> = templated.iter().map(String::as_str).collect();
-        assert!(groups(&refs, &p).is_empty());
+        assert!(groups(&docs(&refs), &p).is_empty());
         let counted = DedupParams {
             max_shingle_df: usize::MAX,
             ..p
         };
-        assert_eq!(groups(&refs, &counted), vec![(0..20).collect::<Vec<_>>()]);
+        assert_eq!(
+            groups(&docs(&refs), &counted),
+            vec![(0..20).collect::<Vec<_>>()]
+        );
+    }
+
+    #[test]
+    fn a_copied_body_under_another_skill_name_and_description_is_no_copy() {
+        let body = words(7, 300).join(" ");
+        let doc = |name, folder, description| DedupDoc {
+            body: &body,
+            name,
+            folder,
+            description,
+        };
+        let vision = "Computer vision: image processing and object detection.";
+        let data = "Data pipelines, ETL and data quality checks.";
+        let ml = "Machine learning model training and deployment.";
+        let pkgs = [
+            // Template siblings: one body, their own names and descriptions.
+            doc("senior-computer-vision", "senior-computer-vision", vision),
+            doc("senior-data-engineer", "senior-data-engineer", data),
+            doc("senior-ml-engineer", "senior-ml-engineer", ml),
+            // A renamed copy whose description keeps the original's words (overlap 1.0).
+            doc(
+                "remotion-video-creation",
+                "remotion-video-creation",
+                "Best practices for Remotion: video creation in React, 29 rules.",
+            ),
+            doc(
+                "remotion-best-practices",
+                "remotion-best-practices",
+                "Best practices for Remotion - video creation in React",
+            ),
+            // A copy whose folder name holds the other's name (`xlsx` in `xlsx-official`).
+            doc("xlsx", "xlsx", "Spreadsheets."),
+            doc(
+                "Excel official",
+                "xlsx-official",
+                "Work with workbooks of every kind.",
+            ),
+        ];
+        let p = DedupParams::default();
+        assert!(!same_skill(&pkgs[0], &pkgs[1], 0.5));
+        assert_eq!(groups(&pkgs, &p), vec![vec![3, 4], vec![5, 6]]);
+        // The identity test off: the shared body makes all seven one group.
+        let off = DedupParams {
+            min_description_overlap: 0.0,
+            ..p
+        };
+        assert_eq!(groups(&pkgs, &off), vec![(0..7).collect::<Vec<_>>()]);
+        assert_eq!(normalized_name("Senior ML_Engineer"), "senior-ml-engineer");
     }
 }
