@@ -6,7 +6,7 @@
 //! | floor | evidence | default | source |
 //! | --- | --- | --- | --- |
 //! | lexical ([`RelevanceFloors::min_seed_score`]) | best BM25 score / the query's idf mass ([`crate::lexical::LexicalIndex::idf_mass`]) | 0.5 | DEV and unrelated-query measurements, docs/evaluation.md |
-//! | dense ([`RelevanceFloors::min_dense_score`]) | best query-skill cosine | 0.30 | same, docs/dense.md |
+//! | dense ([`RelevanceFloors::min_dense_score`]) | best query-skill cosine | [`DenseFloor::Auto`]: 0.15 + 0.05·√(2 ln N) for N skills (0.358 at 5,584) | 4-fold CV on DEV + unrelated questions, docs/evaluation.md |
 //! | relative ([`RelevanceFloors::min_relative_score`]) | final score / best final score | 0.05 | keeps faint graph-reached tails out |
 //!
 //! The lexical floor applies with lexical seeds, the dense floor with dense and hybrid seeds
@@ -18,8 +18,77 @@ use crate::candidate::RankedSkill;
 /// Default [`RelevanceFloors::min_seed_score`].
 pub const DEFAULT_MIN_SEED_SCORE: f32 = 0.5;
 
-/// Default [`RelevanceFloors::min_dense_score`] (all-MiniLM-L6-v2 cosine; docs/evaluation.md).
-pub const DEFAULT_MIN_DENSE_SCORE: f32 = 0.30;
+/// Standard deviation of one query's cosines over a library's skills when no skill answers
+/// the query (all-MiniLM-L6-v2): 0.055 on the real library (5,584 skills) and 0.052 on
+/// fixtures/library (36 skills), each the mean over the 60 questions of
+/// fixtures/unrelated-questions.txt (docs/evaluation.md, "Relevance floors").
+pub const DENSE_NOISE_SD: f32 = 0.05;
+
+/// Margin of [`DenseFloor::Auto`] over the chance best cosine `DENSE_NOISE_SD·√(2 ln N)`:
+/// chosen by 4-fold CV over the 48 DEV tasks and the 60 unrelated questions on the real
+/// library (folds chose a floor of 0.34 to 0.36 there, 0.36 three times: 0.36 − 0.05·√(2 ln
+/// 5584) ≈ 0.15).
+pub const DENSE_FLOOR_MARGIN: f32 = 0.15;
+
+/// The dense relevance floor: a fixed cosine, or one that grows with the library.
+///
+/// Why it grows: the best of N cosines of a question no skill answers is about
+/// `μ + σ·√(2 ln N)` (the expected maximum of N Gaussian draws), so a fixed floor that keeps
+/// unrelated questions out of 5,584 skills (0.36) also keeps real tasks out of a small library
+/// (a fixture task whose best cosine is 0.353 among 36 skills), and one right for a small
+/// library lets a quarter of unrelated questions through in a large one (15 of 60 at 0.30).
+/// Measured on both libraries, `DENSE_FLOOR_MARGIN + DENSE_NOISE_SD·√(2 ln N)` separates
+/// tasks from unrelated questions as well as the best fixed floor of each (docs/evaluation.md).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum DenseFloor {
+    /// `DENSE_FLOOR_MARGIN + DENSE_NOISE_SD·√(2 ln N)` for a library of N skills (N ≥ 2):
+    /// 0.284 for 36 skills, 0.336 for 1,000, 0.358 for 5,584, 0.390 for 100,000, 0.413 for
+    /// 1,000,000.
+    #[default]
+    Auto,
+    /// A fixed cosine.
+    Cosine(f32),
+}
+
+impl DenseFloor {
+    /// The floor as a cosine for a library of `skills` skills.
+    pub fn cosine(self, skills: usize) -> f32 {
+        match self {
+            DenseFloor::Cosine(c) => c,
+            DenseFloor::Auto => {
+                let n = skills.max(2) as f32;
+                DENSE_FLOOR_MARGIN + DENSE_NOISE_SD * (2.0 * n.ln()).sqrt()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for DenseFloor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DenseFloor::Auto => f.write_str("auto"),
+            DenseFloor::Cosine(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+impl std::str::FromStr for DenseFloor {
+    type Err = String;
+
+    /// `auto` or a finite number (a cosine, negative values allowed).
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(DenseFloor::Auto);
+        }
+        match s.parse::<f32>() {
+            Ok(c) if c.is_finite() => Ok(DenseFloor::Cosine(c)),
+            _ => Err(format!(
+                "`{s}` is not a dense floor: give `auto` (grows with the library) or a cosine \
+                 such as 0.36"
+            )),
+        }
+    }
+}
 
 /// Default [`RelevanceFloors::min_relative_score`].
 pub const DEFAULT_MIN_RELATIVE_SCORE: f64 = 0.05;
@@ -29,18 +98,20 @@ pub const DEFAULT_MIN_RELATIVE_SCORE: f64 = 0.05;
 pub struct RelevanceFloors {
     /// Lexical floor on the best BM25 score divided by the query's idf mass.
     pub min_seed_score: f32,
-    /// Dense floor on the best query-skill cosine.
+    /// Dense floor on the best query-skill cosine (already resolved for the library,
+    /// [`DenseFloor::cosine`]).
     pub min_dense_score: f32,
     /// Candidates whose final score is below this share of the best final score are not
     /// hydrated (0 keeps all reached candidates).
     pub min_relative_score: f64,
 }
 
-impl Default for RelevanceFloors {
-    fn default() -> Self {
+impl RelevanceFloors {
+    /// The default floors for a library of `skills` skills.
+    pub fn for_library(skills: usize) -> Self {
         RelevanceFloors {
             min_seed_score: DEFAULT_MIN_SEED_SCORE,
-            min_dense_score: DEFAULT_MIN_DENSE_SCORE,
+            min_dense_score: DenseFloor::Auto.cosine(skills),
             min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
         }
     }
@@ -195,7 +266,10 @@ mod tests {
 
     #[test]
     fn the_floor_of_the_seed_source_decides() {
-        let floors = RelevanceFloors::default();
+        let floors = RelevanceFloors {
+            min_dense_score: 0.30,
+            ..RelevanceFloors::for_library(36)
+        };
         let r = eligible(&ranked(&[2.0, 1.0, 0.09, 0.05]), floors.min_relative_score);
         assert_eq!(r, 2);
         let lexical = |s| RelevanceEvidence {
@@ -227,6 +301,31 @@ mod tests {
         assert_eq!(
             decide(&floors, &lexical(9.0), 0),
             Decision::NoHit(NoHitReason::NoCandidates)
+        );
+    }
+
+    #[test]
+    fn the_automatic_dense_floor_grows_with_the_library() {
+        let auto = |n| DenseFloor::Auto.cosine(n);
+        assert!((auto(36) - 0.2838).abs() < 1e-4, "{}", auto(36));
+        assert!((auto(5584) - 0.3577).abs() < 1e-4, "{}", auto(5584));
+        assert!(
+            (auto(1_000_000) - 0.4128).abs() < 1e-4,
+            "{}",
+            auto(1_000_000)
+        );
+        // Tiny libraries do not take the log of 0 or 1.
+        assert_eq!(auto(0), auto(2));
+        assert_eq!(DenseFloor::Cosine(0.3).cosine(5584), 0.3);
+        assert_eq!("auto".parse::<DenseFloor>(), Ok(DenseFloor::Auto));
+        assert_eq!("0.36".parse::<DenseFloor>(), Ok(DenseFloor::Cosine(0.36)));
+        assert_eq!("-1".parse::<DenseFloor>(), Ok(DenseFloor::Cosine(-1.0)));
+        let err = "NaN".parse::<DenseFloor>().unwrap_err();
+        assert!(err.contains("`NaN` is not a dense floor"), "{err}");
+        assert_eq!(DenseFloor::Auto.to_string(), "auto");
+        assert_eq!(
+            RelevanceFloors::for_library(5584).min_dense_score,
+            auto(5584)
         );
     }
 

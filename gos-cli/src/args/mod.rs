@@ -6,7 +6,7 @@ use gos_core::RetrievalMode;
 use gos_core::dense::TextView;
 use gos_core::hydrate::{DEFAULT_MAX_CHARS_PER_SKILL, DEFAULT_MAX_CONTEXT_CHARS, DEFAULT_TOP_N};
 use gos_core::ppr::PprMethod;
-use gos_core::relevance::{DEFAULT_MIN_DENSE_SCORE, DEFAULT_MIN_SEED_SCORE};
+use gos_core::relevance::{DEFAULT_MIN_SEED_SCORE, DenseFloor};
 use gos_core::rerank::{self, RerankerKind};
 use gos_core::seed::{Fusion, SeedSource};
 use std::path::PathBuf;
@@ -204,9 +204,10 @@ pub struct RetrieveArgs {
     #[arg(long, default_value_t = DEFAULT_MIN_SEED_SCORE, value_parser = finite_f32, allow_negative_numbers = true)]
     pub min_score: f32,
     /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best query-skill
-    /// cosine is below it.
-    #[arg(long, default_value_t = DEFAULT_MIN_DENSE_SCORE, value_parser = finite_f32, allow_negative_numbers = true)]
-    pub min_dense_score: f32,
+    /// cosine is below it. `auto` grows with the library, 0.15 + 0.05·sqrt(2 ln N) for N
+    /// skills (0.28 for 36 skills, 0.36 for 5,584); a number is a fixed cosine
+    #[arg(long, value_name = "auto|COSINE", default_value_t = DenseFloor::Auto, allow_negative_numbers = true)]
+    pub min_dense_score: DenseFloor,
     /// Reranking after diffusion (cross-encoder needs --reranker-dir).
     #[arg(long, value_enum, default_value_t = RerankerKind::default())]
     pub rerank: RerankerKind,
@@ -568,7 +569,10 @@ mod tests {
                 };
                 let got = match flag {
                     "--min-score" => r.min_score as f64,
-                    "--min-dense-score" => r.min_dense_score as f64,
+                    "--min-dense-score" => match r.min_dense_score {
+                        DenseFloor::Cosine(c) => c as f64,
+                        DenseFloor::Auto => f64::NAN,
+                    },
                     _ => r.dense.dense_weight,
                 };
                 assert_eq!(got, value.parse::<f64>().unwrap(), "{argv:?}");

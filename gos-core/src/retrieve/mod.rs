@@ -24,7 +24,7 @@ pub use options::{DEFAULT_COLLAPSE_DUPLICATES, RetrieveOptions};
 
 pub use crate::candidate::RankedSkill;
 pub use crate::mode::RetrievalMode;
-pub use crate::relevance::DEFAULT_MIN_DENSE_SCORE;
+pub use crate::relevance::DenseFloor;
 
 #[cfg(feature = "neural")]
 use crate::cross_encoder::CrossEncoder;
@@ -363,7 +363,7 @@ impl<'w> Retriever<'w> {
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
         let alternates = collapse::collapse(self.ws, &mut ranked, opts.collapse_duplicates);
         let t_rerank = ms(t);
-        let floors = opts.floors();
+        let floors = opts.floors(self.ws.graph().node_count());
         let eligible = relevance::eligible(&ranked, floors.min_relative_score);
         let t = Instant::now();
         ctx.eligible = eligible;

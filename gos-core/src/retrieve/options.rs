@@ -4,7 +4,7 @@ use crate::hydrate::Budgets;
 use crate::mode::RetrievalMode;
 use crate::ppr::PprParams;
 use crate::relevance::{
-    DEFAULT_MIN_DENSE_SCORE, DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, RelevanceFloors,
+    DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, DenseFloor, RelevanceFloors,
 };
 use crate::rerank::RerankWeights;
 use crate::seed::SeedParams;
@@ -29,7 +29,7 @@ pub struct RetrieveOptions {
     /// Lexical relevance floor ([`RelevanceFloors::min_seed_score`]).
     pub min_seed_score: f32,
     /// Dense relevance floor ([`RelevanceFloors::min_dense_score`]).
-    pub min_dense_score: f32,
+    pub min_dense_score: DenseFloor,
     /// Relative floor ([`RelevanceFloors::min_relative_score`]).
     pub min_relative_score: f64,
     /// Leave out skills the build flagged with content warnings
@@ -64,7 +64,7 @@ impl Default for RetrieveOptions {
             rerank: RerankWeights::default(),
             budgets: Budgets::default(),
             min_seed_score: DEFAULT_MIN_SEED_SCORE,
-            min_dense_score: DEFAULT_MIN_DENSE_SCORE,
+            min_dense_score: DenseFloor::Auto,
             min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
             exclude_flagged: false,
             absolute_paths: false,
@@ -78,10 +78,10 @@ impl Default for RetrieveOptions {
 
 impl RetrieveOptions {
     /// The relevance floors of these options.
-    pub fn floors(&self) -> RelevanceFloors {
+    pub fn floors(&self, skills: usize) -> RelevanceFloors {
         RelevanceFloors {
             min_seed_score: self.min_seed_score,
-            min_dense_score: self.min_dense_score,
+            min_dense_score: self.min_dense_score.cosine(skills),
             min_relative_score: self.min_relative_score,
         }
     }

@@ -139,7 +139,9 @@ impl Param {
             Param::DenseWeight => opts.rerank.dense = v,
             Param::NameWeight => opts.rerank.name = v,
             Param::MinSeedScore => opts.min_seed_score = v as f32,
-            Param::MinDenseScore => opts.min_dense_score = v as f32,
+            Param::MinDenseScore => {
+                opts.min_dense_score = gos_core::relevance::DenseFloor::Cosine(v as f32)
+            }
             Param::MinRelativeScore => opts.min_relative_score = v,
             Param::PrereqSlots => opts.prerequisites.slots = if v == 0.0 { 0 } else { whole()? },
             Param::PrereqAnchors => opts.prerequisites.anchors = whole()?,
