@@ -67,5 +67,10 @@ for set in unrelated tb; do
   "$GOS" eval -w "$OUT/ws-lex" --tasks "$tasks" --arms reverse/lexical -q --out "$OUT/$set-lexical"
   "$GOS" eval -w "$OUT/ws-vec" --tasks "$tasks" --arms reverse/hybrid -q --out "$OUT/$set-hybrid"
 done
+# The automatic dense floor on a small library: fixtures/library (36 skills) with vectors, its
+# labelled tasks and the same unrelated questions.
+"$GOS" build fixtures/library -w "$OUT/ws-fixture" -q --json --model-dir "$MODEL" > "$OUT/build-fixture.json"
+"$GOS" eval -w "$OUT/ws-fixture" --tasks fixtures/tasks.jsonl --arms reverse/hybrid -q --out "$OUT/fixture-hybrid"
+"$GOS" eval -w "$OUT/ws-fixture" --tasks "$OUT/unrelated.jsonl" --arms reverse/hybrid -q --out "$OUT/fixture-unrelated-hybrid"
 python3 benches/evaluation_table.py "$OUT" docs/evaluation.md
 echo "evaluation: $(( $(date +%s) - start )) s; table written to docs/evaluation.md, runs under $OUT"

@@ -3,6 +3,7 @@
 benches/evaluation.sh: usage `evaluation_table.py OUT_DIR DOC`. The text between the markers
 `<!-- evaluation:begin -->` and `<!-- evaluation:end -->` is replaced (appended when absent)."""
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -146,6 +147,41 @@ def floor_cv(pos, neg, candidates):
     return rows, chosen, oof_fh, oof_fm
 
 
+def auto_floor(n):
+    """gos_core::relevance::DenseFloor::Auto for a library of n skills."""
+    return 0.15 + 0.05 * math.sqrt(2 * math.log(max(n, 2)))
+
+
+def auto_dense_floor(dev, unrel, tb):
+    """The default dense floor (it grows with the library) on the real library and on
+    fixtures/library: false hits, false misses and bundles at it."""
+    rows = ["The default dense floor is `auto`: 0.15 + 0.05·√(2 ln N) for N skills "
+            "(gos-core/src/relevance.rs). On each library, with the same 60 unrelated questions:\n",
+            "| library | skills | auto floor | tasks | false misses | best task cosine, lowest | "
+            "unrelated false hits | best unrelated cosine, highest |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    libs = [("real library, DEV", load("build-vec.json")["nodes"], dev, unrel)]
+    fx = OUT / "fixture-hybrid" / "report.json"
+    if fx.exists():
+        fdev = scores(load("fixture-hybrid/report.json"), "reverse/hybrid", "top_dense_score")
+        fun = scores(load("fixture-unrelated-hybrid/report.json"), "reverse/hybrid",
+                     "top_dense_score")
+        libs.append(("fixtures/library, fixtures/tasks.jsonl", load("build-fixture.json")["nodes"],
+                     fdev, fun))
+    for name, n, pos, neg in libs:
+        fl = auto_floor(n)
+        fm = sum(1 for s in pos.values() if s is None or s < fl)
+        fh = sum(1 for s in neg.values() if s is not None and s >= fl)
+        lo = min(s for s in pos.values() if s is not None)
+        hi = max(s for s in neg.values() if s is not None)
+        rows.append(f"| {name} | {n} | {fl:.3f} | {len(pos)} | {fm} | {lo:.3f} | {fh} | {hi:.3f} |")
+    n_tb = sum(1 for s in tb.values() if s is not None and s >= auto_floor(libs[0][1]))
+    rows.append("")
+    rows.append(f"Terminal-Bench texts with a bundle at the real library's auto floor: {n_tb} of "
+                f"{len(tb)}.\n")
+    return "\n".join(rows)
+
+
 def floors():
     lines = ["#### Relevance floors\n"]
     for seeds, key, cands, opt in [
@@ -169,6 +205,8 @@ def floors():
                      f"on the other folds, ties to the lower floor): folds chose {chosen}; out-of-fold "
                      f"{ofh} false hits ({ofh / len(unrel):.2f}) and {ofm} false misses "
                      f"({ofm / len(dev):.2f}).\n")
+        if seeds == "hybrid":
+            lines.append(auto_dense_floor(dev, unrel, tb))
     return "\n".join(lines)
 
 
