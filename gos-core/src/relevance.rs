@@ -14,12 +14,20 @@
 //! budgets fit no skill is NO_SKILL_HIT, with the reason in [`Decision`].
 
 use crate::candidate::RankedSkill;
+use crate::error::Result;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Default [`RelevanceFloors::min_seed_score`].
 pub const DEFAULT_MIN_SEED_SCORE: f32 = 0.5;
 
 /// Default [`RelevanceFloors::min_dense_score`] (all-MiniLM-L6-v2 cosine; docs/evaluation.md).
 pub const DEFAULT_MIN_DENSE_SCORE: f32 = 0.30;
+
+/// Default [`RelevanceFloors::min_coverage`]: 0, off (docs/evaluation.md, "Relevance floors").
+pub const DEFAULT_MIN_COVERAGE: f32 = 0.0;
+
+/// How many of the best BM25 hits the coverage evidence reads ([`lexical_coverage`]).
+pub const COVERAGE_HITS: usize = 5;
 
 /// Default [`RelevanceFloors::min_relative_score`].
 pub const DEFAULT_MIN_RELATIVE_SCORE: f64 = 0.05;
@@ -34,6 +42,9 @@ pub struct RelevanceFloors {
     /// Candidates whose final score is below this share of the best final score are not
     /// hydrated (0 keeps all reached candidates).
     pub min_relative_score: f64,
+    /// Lexical coverage floor ([`LexicalCoverage::evidence`]), applied with the lexical floor
+    /// (lexical seeds); 0 turns it off.
+    pub min_coverage: f32,
 }
 
 impl Default for RelevanceFloors {
@@ -42,8 +53,66 @@ impl Default for RelevanceFloors {
             min_seed_score: DEFAULT_MIN_SEED_SCORE,
             min_dense_score: DEFAULT_MIN_DENSE_SCORE,
             min_relative_score: DEFAULT_MIN_RELATIVE_SCORE,
+            min_coverage: DEFAULT_MIN_COVERAGE,
         }
     }
+}
+
+/// How well the best lexical hits cover the query, by their name and description: the
+/// evidence of the coverage floor ([`lexical_coverage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LexicalCoverage {
+    /// Best idf-weighted share (0..=1) of the query's distinct terms that a hit's name and
+    /// description hold.
+    pub query_share: f32,
+    /// Best idf-weighted share (0..=1) of a hit's name and description terms that the query
+    /// holds.
+    pub skill_share: f32,
+    /// The value the coverage floor reads: the best over the hits of
+    /// `sqrt(query share * skill share)`, high only when the query and a skill's name and
+    /// description are about the same thing in both directions.
+    pub evidence: f32,
+}
+
+/// The coverage evidence of analyzed `query_terms` against the analyzed name and description
+/// terms of the best hits `skills` (at most [`COVERAGE_HITS`] are read), each term weighted
+/// by `idf` (> 0; [`crate::lexical::LexicalIndex::idf`]). `query_share` and `skill_share` are
+/// each the best over the hits, and so is [`LexicalCoverage::evidence`]. All 0 without hits
+/// or terms. Cost: one idf lookup per distinct term.
+///
+/// # Errors
+/// The first error of `idf`.
+pub fn lexical_coverage(
+    query_terms: &BTreeMap<String, u32>,
+    skills: &[BTreeSet<String>],
+    mut idf: impl FnMut(&str) -> Result<f32>,
+) -> Result<LexicalCoverage> {
+    let mut weights: BTreeMap<&str, f32> = BTreeMap::new();
+    for t in query_terms.keys() {
+        weights.insert(t, idf(t)?);
+    }
+    let query_mass: f32 = weights.values().sum();
+    let mut best = LexicalCoverage::default();
+    for terms in skills.iter().take(COVERAGE_HITS) {
+        let (mut shared, mut skill_mass) = (0.0, 0.0);
+        for t in terms {
+            let w = match weights.get(t.as_str()) {
+                Some(&w) => {
+                    shared += w;
+                    w
+                }
+                None => idf(t)?,
+            };
+            skill_mass += w;
+        }
+        let share = |mass: f32| if mass > 0.0 { shared / mass } else { 0.0 };
+        let (q, sk) = (share(query_mass), share(skill_mass));
+        let evidence = (q * sk).sqrt();
+        best.query_share = best.query_share.max(q);
+        best.skill_share = best.skill_share.max(sk);
+        best.evidence = best.evidence.max(evidence);
+    }
+    Ok(best)
 }
 
 /// The first-stage evidence the floors read.
@@ -53,6 +122,9 @@ pub struct RelevanceEvidence {
     pub top_seed_score: f32,
     /// Best cosine between the query and a skill, when the seed source computed cosines.
     pub top_dense_score: Option<f32>,
+    /// Coverage evidence of the best BM25 hits ([`LexicalCoverage::evidence`]); 0 without
+    /// hits.
+    pub coverage: f32,
 }
 
 /// Why a retrieval returns no skill.
@@ -64,6 +136,13 @@ pub enum NoHitReason {
     BelowLexicalFloor {
         /// Best BM25 score / idf mass.
         score: f32,
+        /// The floor.
+        floor: f32,
+    },
+    /// The best coverage evidence is under the coverage floor.
+    BelowCoverageFloor {
+        /// Best coverage evidence ([`LexicalCoverage::evidence`]).
+        coverage: f32,
         /// The floor.
         floor: f32,
     },
@@ -101,6 +180,11 @@ impl std::fmt::Display for NoHitReason {
             NoHitReason::BelowLexicalFloor { score, floor } => write!(
                 f,
                 "best lexical evidence {score:.2} is under the floor {floor:.2}"
+            ),
+            NoHitReason::BelowCoverageFloor { coverage, floor } => write!(
+                f,
+                "best coverage of the query by a skill's name and description {coverage:.2} is \
+                 under the floor {floor:.2}"
             ),
             NoHitReason::BelowDenseFloor { cosine, floor } => {
                 write!(f, "best cosine {cosine:.2} is under the floor {floor:.2}")
@@ -158,7 +242,7 @@ pub fn eligible(ranked: &[RankedSkill], min_relative_score: f64) -> usize {
 /// The decision given the first-stage `evidence` and the number of `eligible` candidates
 /// ([`eligible`], counted after field-evidence reranking): NO_SKILL_HIT when no candidate is
 /// eligible or the floor of the seed source is not met (the dense floor when a cosine was
-/// computed, else the lexical one); otherwise hydrate the eligible candidates.
+/// computed, else the lexical and coverage ones); otherwise hydrate the eligible candidates.
 pub fn decide(floors: &RelevanceFloors, evidence: &RelevanceEvidence, eligible: usize) -> Decision {
     if eligible == 0 {
         return Decision::NoHit(NoHitReason::NoCandidates);
@@ -174,6 +258,12 @@ pub fn decide(floors: &RelevanceFloors, evidence: &RelevanceEvidence, eligible: 
             return Decision::NoHit(NoHitReason::BelowLexicalFloor {
                 score: evidence.top_seed_score,
                 floor: floors.min_seed_score,
+            });
+        }
+        None if evidence.coverage < floors.min_coverage => {
+            return Decision::NoHit(NoHitReason::BelowCoverageFloor {
+                coverage: evidence.coverage,
+                floor: floors.min_coverage,
             });
         }
         _ => {}
@@ -201,6 +291,7 @@ mod tests {
         let lexical = |s| RelevanceEvidence {
             top_seed_score: s,
             top_dense_score: None,
+            coverage: 0.0,
         };
         assert_eq!(
             decide(&floors, &lexical(0.8), r),
@@ -214,6 +305,7 @@ mod tests {
         let dense = RelevanceEvidence {
             top_seed_score: 0.0,
             top_dense_score: Some(0.31),
+            coverage: 0.0,
         };
         assert_eq!(decide(&floors, &dense, r), Decision::Hit { eligible: 2 });
         let dense = RelevanceEvidence {
@@ -235,5 +327,67 @@ mod tests {
         assert_eq!(top_seed_score(&[(3, 6.0), (1, 2.0)], 4.0), 1.5);
         assert_eq!(top_seed_score(&[], 4.0), 0.0);
         assert_eq!(top_seed_score(&[(3, 6.0)], 0.0), 0.0);
+    }
+
+    #[test]
+    fn coverage_reads_both_directions_and_the_floor_applies_to_lexical_seeds() {
+        let idf: BTreeMap<&str, f32> = [
+            ("bread", 5.0),
+            ("sourdough", 8.0),
+            ("recip", 6.0),
+            ("good", 1.0),
+            ("test", 2.0),
+            ("driven", 3.0),
+            ("develop", 2.0),
+            ("bake", 4.0),
+        ]
+        .into();
+        let idf = |t: &str| Ok(idf[t]);
+        let set = |ts: &[&str]| ts.iter().map(|t| t.to_string()).collect::<BTreeSet<_>>();
+        let query: BTreeMap<String, u32> = ["bread", "sourdough", "recip", "good"]
+            .iter()
+            .map(|t| (t.to_string(), 1))
+            .collect();
+        let tdd = set(&["test", "driven", "develop", "good"]);
+        let baking = set(&["bread", "bake", "sourdough"]);
+        // TDD shares `good` (idf 1) of the query's 20 and of its own 8.
+        let c = lexical_coverage(&query, std::slice::from_ref(&tdd), idf).unwrap();
+        assert!((c.query_share - 0.05).abs() < 1e-6, "{c:?}");
+        assert!((c.skill_share - 0.125).abs() < 1e-6, "{c:?}");
+        assert!((c.evidence - 0.079_057).abs() < 1e-5, "{c:?}");
+        // The baking skill shares 13 of 20 and 13 of 17; the best hit wins.
+        let c = lexical_coverage(&query, &[tdd, baking], idf).unwrap();
+        assert!((c.query_share - 0.65).abs() < 1e-6, "{c:?}");
+        assert!((c.evidence - 0.705_02).abs() < 1e-4, "{c:?}");
+        assert_eq!(
+            lexical_coverage(&query, &[], idf).unwrap(),
+            LexicalCoverage::default()
+        );
+
+        let floors = RelevanceFloors {
+            min_coverage: 0.1,
+            ..RelevanceFloors::default()
+        };
+        let evidence = |coverage, dense| RelevanceEvidence {
+            top_seed_score: 2.0,
+            top_dense_score: dense,
+            coverage,
+        };
+        assert_eq!(
+            decide(&floors, &evidence(0.079, None), 3),
+            Decision::NoHit(NoHitReason::BelowCoverageFloor {
+                coverage: 0.079,
+                floor: 0.1
+            })
+        );
+        assert_eq!(
+            decide(&floors, &evidence(0.7, None), 3),
+            Decision::Hit { eligible: 3 }
+        );
+        // With a cosine the dense floor decides alone.
+        assert_eq!(
+            decide(&floors, &evidence(0.0, Some(0.5)), 3),
+            Decision::Hit { eligible: 3 }
+        );
     }
 }

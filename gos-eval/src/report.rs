@@ -261,6 +261,9 @@ impl EvalReport {
                     "context_chars": a.context_chars,
                     "top_seed_score": a.top_seed_score,
                     "top_dense_score": a.top_dense_score,
+                    "coverage": a.lexical_coverage.evidence,
+                    "coverage_query_share": a.lexical_coverage.query_share,
+                    "coverage_skill_share": a.lexical_coverage.skill_share,
                     "timings_ms": a.timings,
                     "metrics": a.scores,
                 });

@@ -260,6 +260,38 @@ pub struct RetrieveArgs {
     /// Models of the pipeline's stages.
     #[command(flatten)]
     pub stage_models: crate::pipeline_args::StageModelArgs,
+
+    // Query handling and the coverage floor (issue 14 items 5 and 6, docs/evaluation.md).
+    /// Markdown in the task text before BM25 analysis: keep it, strip it (syntax, link
+    /// targets, bare URLs, HTML), or strip code blocks too.
+    #[arg(long, value_enum, default_value_t = gos_core::query::Markup::default())]
+    pub markup: gos_core::query::Markup,
+    /// Query-term weight of code-like tokens (inline code, file names, identifiers, flags);
+    /// 1 = no boost.
+    #[arg(long, default_value_t = gos_core::query::DEFAULT_CODE_BOOST, value_parser = positive_f32)]
+    pub code_boost: f32,
+    /// BM25 field boosts, NAME=BOOST,... over name, description, meta, headings, body
+    /// (fields not named keep their default: name=3,description=2,meta=1.5,headings=1.5,body=1).
+    #[arg(long, value_name = "NAME=BOOST,...", default_value = "")]
+    pub field_boosts: gos_core::lexical::FieldBoosts,
+    /// Coverage floor (lexical seeds): NO_SKILL_HIT when no top BM25 hit's name and
+    /// description cover the query (geometric mean of the idf-weighted shares both ways) at
+    /// least this much; 0 = off.
+    #[arg(long, default_value_t = gos_core::relevance::DEFAULT_MIN_COVERAGE, value_parser = unit_interval_f32)]
+    pub min_coverage: f32,
+}
+
+/// A finite float > 0.
+fn positive_f32(s: &str) -> Result<f32, String> {
+    match finite(s)? {
+        v if v > 0.0 => Ok(v as f32),
+        v => Err(format!("{v} is not > 0")),
+    }
+}
+
+/// A float in [0, 1], as f32.
+fn unit_interval_f32(s: &str) -> Result<f32, String> {
+    unit_interval(s).map(|v| v as f32)
 }
 
 /// Arguments of `gos stats`.
@@ -331,7 +363,8 @@ pub struct EvalArgs {
     /// seed_k, pool_k, restart_prob, graph_weight, lexical_weight, dense_weight, name_weight,
     /// top_n, min_seed_score, min_dense_score, min_relative_score, prereq_slots,
     /// prereq_anchors, prereq_min_ratio, coverage, coverage_relevance, facet_seeds,
-    /// max_term_df. List the
+    /// max_term_df, markup, code_boost, name_boost, description_boost, meta_boost,
+    /// headings_boost, body_boost, min_coverage. List the
     /// default first: ties keep the earlier value.
     #[arg(long, value_name = "NAME=V1,V2,...", requires = "cv")]
     pub sweep: Vec<String>,
