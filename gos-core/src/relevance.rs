@@ -42,8 +42,8 @@ pub struct RelevanceFloors {
     /// Candidates whose final score is below this share of the best final score are not
     /// hydrated (0 keeps all reached candidates).
     pub min_relative_score: f64,
-    /// Lexical coverage floor ([`LexicalCoverage::evidence`]), applied with the lexical floor
-    /// (lexical seeds); 0 turns it off.
+    /// Coverage floor on [`LexicalCoverage::overlap`], applied with the lexical floor (lexical
+    /// seeds); 0 turns it off.
     pub min_coverage: f32,
 }
 
@@ -58,27 +58,31 @@ impl Default for RelevanceFloors {
     }
 }
 
-/// How well the best lexical hits cover the query, by their name and description: the
-/// evidence of the coverage floor ([`lexical_coverage`]).
+/// How well the best lexical hits cover the query by their name and description
+/// ([`lexical_coverage`]); [`LexicalCoverage::overlap`] is what the coverage floor reads.
+///
+/// Every share is idf-weighted over distinct analyzed terms: a term counts with its BM25 idf
+/// ([`crate::lexical::LexicalIndex::idf`]), so a shared rare term weighs more than a shared
+/// common one. Each field is the best over the hits, taken separately.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LexicalCoverage {
-    /// Best idf-weighted share (0..=1) of the query's distinct terms that a hit's name and
-    /// description hold.
+    /// Share (0..=1) of the query's term mass that a hit's name and description hold.
     pub query_share: f32,
-    /// Best idf-weighted share (0..=1) of a hit's name and description terms that the query
-    /// holds.
+    /// Share (0..=1) of a hit's name and description term mass that the query holds.
     pub skill_share: f32,
-    /// The value the coverage floor reads: the best over the hits of
-    /// `sqrt(query share * skill share)`, high only when the query and a skill's name and
-    /// description are about the same thing in both directions.
-    pub evidence: f32,
+    /// `sqrt(query share * skill share)` of one hit (measured against `overlap`, not used by
+    /// a floor; docs/evaluation.md).
+    pub geometric: f32,
+    /// The overlap coefficient: shared mass over the smaller of the query's and the hit's
+    /// masses, in 0..=1. It is the query share for short queries (a keyword query is covered
+    /// by the right skill's description) and the skill share for long task texts (the right
+    /// skill's description is mostly found in the task), so one floor serves both lengths.
+    pub overlap: f32,
 }
 
-/// The coverage evidence of analyzed `query_terms` against the analyzed name and description
-/// terms of the best hits `skills` (at most [`COVERAGE_HITS`] are read), each term weighted
-/// by `idf` (> 0; [`crate::lexical::LexicalIndex::idf`]). `query_share` and `skill_share` are
-/// each the best over the hits, and so is [`LexicalCoverage::evidence`]. All 0 without hits
-/// or terms. Cost: one idf lookup per distinct term.
+/// The coverage of analyzed `query_terms` by the analyzed name and description terms of the
+/// best hits `skills` (the first [`COVERAGE_HITS`] are read), each distinct term weighted by
+/// `idf` (> 0). All 0 without hits or terms. Cost: one `idf` call per distinct term.
 ///
 /// # Errors
 /// The first error of `idf`.
@@ -107,10 +111,10 @@ pub fn lexical_coverage(
         }
         let share = |mass: f32| if mass > 0.0 { shared / mass } else { 0.0 };
         let (q, sk) = (share(query_mass), share(skill_mass));
-        let evidence = (q * sk).sqrt();
         best.query_share = best.query_share.max(q);
         best.skill_share = best.skill_share.max(sk);
-        best.evidence = best.evidence.max(evidence);
+        best.geometric = best.geometric.max((q * sk).sqrt());
+        best.overlap = best.overlap.max(share(query_mass.min(skill_mass)));
     }
     Ok(best)
 }
@@ -122,7 +126,7 @@ pub struct RelevanceEvidence {
     pub top_seed_score: f32,
     /// Best cosine between the query and a skill, when the seed source computed cosines.
     pub top_dense_score: Option<f32>,
-    /// Coverage evidence of the best BM25 hits ([`LexicalCoverage::evidence`]); 0 without
+    /// Coverage of the query by the best BM25 hits ([`LexicalCoverage::overlap`]); 0 without
     /// hits.
     pub coverage: f32,
 }
@@ -141,7 +145,7 @@ pub enum NoHitReason {
     },
     /// The best coverage evidence is under the coverage floor.
     BelowCoverageFloor {
-        /// Best coverage evidence ([`LexicalCoverage::evidence`]).
+        /// Best coverage ([`LexicalCoverage::overlap`]).
         coverage: f32,
         /// The floor.
         floor: f32,
@@ -354,11 +358,15 @@ mod tests {
         let c = lexical_coverage(&query, std::slice::from_ref(&tdd), idf).unwrap();
         assert!((c.query_share - 0.05).abs() < 1e-6, "{c:?}");
         assert!((c.skill_share - 0.125).abs() < 1e-6, "{c:?}");
-        assert!((c.evidence - 0.079_057).abs() < 1e-5, "{c:?}");
+        assert!((c.geometric - 0.079_057).abs() < 1e-5, "{c:?}");
+        // Overlap: 1 over the smaller mass, TDD's 8.
+        assert!((c.overlap - 0.125).abs() < 1e-6, "{c:?}");
         // The baking skill shares 13 of 20 and 13 of 17; the best hit wins.
         let c = lexical_coverage(&query, &[tdd, baking], idf).unwrap();
         assert!((c.query_share - 0.65).abs() < 1e-6, "{c:?}");
-        assert!((c.evidence - 0.705_02).abs() < 1e-4, "{c:?}");
+        assert!((c.geometric - 0.705_02).abs() < 1e-4, "{c:?}");
+        // 13 over the baking skill's 17 (smaller than the query's 20).
+        assert!((c.overlap - 13.0 / 17.0).abs() < 1e-6, "{c:?}");
         assert_eq!(
             lexical_coverage(&query, &[], idf).unwrap(),
             LexicalCoverage::default()

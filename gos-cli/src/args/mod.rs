@@ -267,16 +267,16 @@ pub struct RetrieveArgs {
     #[arg(long, value_enum, default_value_t = gos_core::query::Markup::default())]
     pub markup: gos_core::query::Markup,
     /// Query-term weight of code-like tokens (inline code, file names, identifiers, flags);
-    /// 1 = no boost.
-    #[arg(long, default_value_t = gos_core::query::DEFAULT_CODE_BOOST, value_parser = positive_f32)]
-    pub code_boost: f32,
+    /// 1 = no boost [default: 1.5 with hybrid seeds, 1 with lexical seeds].
+    #[arg(long, value_parser = positive_f32)]
+    pub code_boost: Option<f32>,
     /// BM25 field boosts, NAME=BOOST,... over name, description, meta, headings, body
     /// (fields not named keep their default: name=3,description=2,meta=1.5,headings=1.5,body=1).
     #[arg(long, value_name = "NAME=BOOST,...", default_value = "")]
     pub field_boosts: gos_core::lexical::FieldBoosts,
-    /// Coverage floor (lexical seeds): NO_SKILL_HIT when no top BM25 hit's name and
-    /// description cover the query (geometric mean of the idf-weighted shares both ways) at
-    /// least this much; 0 = off.
+    /// Coverage floor (lexical seeds): NO_SKILL_HIT when no top-5 BM25 hit's name and
+    /// description overlap the query this much (idf-weighted shared terms over the smaller
+    /// side's terms); 0 = off.
     #[arg(long, default_value_t = gos_core::relevance::DEFAULT_MIN_COVERAGE, value_parser = unit_interval_f32)]
     pub min_coverage: f32,
 }

@@ -305,7 +305,8 @@ impl<'w> Retriever<'w> {
         let seeder = self.seeder(source, opts)?;
         let t = Instant::now();
         let embedded;
-        let mut query = Query::with_params(text, &opts.query);
+        let code_boost = opts.query.code_boost_for(source);
+        let mut query = Query::with_params(text, opts.query.markup, code_boost);
         if source.needs_vectors() {
             query = query.with_vectors(match query_vectors {
                 Some(v) => v,
@@ -391,7 +392,7 @@ impl<'w> Retriever<'w> {
             top_dense_score: source
                 .needs_vectors()
                 .then(|| first.dense.first().map_or(0.0, |h| h.1)),
-            coverage: lexical_coverage.evidence,
+            coverage: lexical_coverage.overlap,
         };
         let eligible = opts.bundle_cut.keep(&ranked, eligible);
         let mut decision = relevance::decide(&floors, &evidence, eligible);

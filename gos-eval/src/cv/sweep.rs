@@ -229,7 +229,7 @@ impl Param {
                 if v <= 0.0 {
                     return Err(Error::Sweep(format!("{name}: {v} is not > 0")));
                 }
-                opts.query.code_boost = v as f32;
+                opts.query.code_boost = Some(v as f32);
             }
             Param::NameBoost
             | Param::DescriptionBoost
