@@ -48,8 +48,10 @@ for seeds in lexical hybrid; do
   # boosts, BM25 field boosts; each sweep's first value is the default.
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
     --sweep markup=0,1,2 --out "$OUT/cv-markup-$seeds"
+  # The code-like boost's default is 1.5 with hybrid seeds and 1 with lexical ones.
+  boosts=1,1.5,2,3; [ "$seeds" = hybrid ] && boosts=1.5,1,2,3
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
-    --sweep code_boost=1,1.5,2,3 --out "$OUT/cv-codeboost-$seeds"
+    --sweep code_boost=$boosts --out "$OUT/cv-codeboost-$seeds"
   for field in name:3,1,2,5 description:2,1,3,4 meta:1.5,0.5,1,3 headings:1.5,0.5,1,3 body:1,0.5,1.5,2; do
     "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
       --sweep "${field%%:*}_boost=${field#*:}" --out "$OUT/cv-${field%%:*}boost-$seeds"

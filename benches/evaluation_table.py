@@ -153,8 +153,9 @@ def floor_cv(pos, neg, candidates):
     return rows, chosen, oof_fh, oof_fm
 
 
-# Candidate floors of the coverage evidence (gos-core/src/relevance.rs, `lexical_coverage`).
-COVERAGE_FLOORS = [0.0, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3]
+# Candidate floors of the coverage evidence (gos-core/src/relevance.rs, `lexical_coverage`:
+# the best hit's idf-weighted overlap coefficient).
+COVERAGE_FLOORS = [0.0, 0.1, 0.15, 0.17, 0.2, 0.22, 0.24, 0.26, 0.3, 0.35]
 
 
 def floors():
