@@ -42,12 +42,7 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
     args.dense.apply(&mut opts);
     opts.coverage.enabled = args.coverage;
     opts.prerequisites.slots = args.prereq_slots;
-    opts.query = gos_core::query::QueryParams {
-        markup: args.markup,
-        code_boost: args.code_boost,
-        field_boosts: args.field_boosts,
-    };
-    opts.min_coverage = args.min_coverage;
+    args.query_handling.apply(&mut opts);
     opts
 }
 

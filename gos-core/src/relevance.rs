@@ -123,6 +123,37 @@ pub fn lexical_coverage(
     Ok(best)
 }
 
+/// [`lexical_coverage`] of analyzed `query_terms` against the first [`COVERAGE_HITS`] hits of
+/// `bm25` in workspace `ws`: each hit's name, folder name, description and capability, analyzed
+/// like the index ([`crate::text::analyzer`]), with the index's idf.
+///
+/// # Errors
+/// [`crate::Error::Index`] when document frequencies cannot be read.
+pub fn coverage_of_hits(
+    ws: &crate::Workspace,
+    query_terms: &BTreeMap<String, u32>,
+    bm25: &[(usize, f32)],
+) -> Result<LexicalCoverage> {
+    let mut a = crate::text::analyzer();
+    let skills: Vec<BTreeSet<String>> = bm25
+        .iter()
+        .take(COVERAGE_HITS)
+        .map(|&(node, _)| {
+            let n = &ws.manifest().nodes[node];
+            let text = format!(
+                "{} {}\n{}\n{}",
+                n.name,
+                n.folder(),
+                n.description.value,
+                n.capability.value
+            );
+            crate::text::tokens(&mut a, &text).into_iter().collect()
+        })
+        .collect();
+    let lexical = ws.lexical();
+    lexical_coverage(query_terms, &skills, |t| lexical.idf(t))
+}
+
 /// The first-stage evidence the floors read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RelevanceEvidence {

@@ -261,37 +261,9 @@ pub struct RetrieveArgs {
     #[command(flatten)]
     pub stage_models: crate::pipeline_args::StageModelArgs,
 
-    // Query handling and the coverage floor (issue 14 items 5 and 6, docs/evaluation.md).
-    /// Markdown in the task text before BM25 analysis: keep it, strip it (syntax, link
-    /// targets, bare URLs, HTML), or strip code blocks too.
-    #[arg(long, value_enum, default_value_t = gos_core::query::Markup::default())]
-    pub markup: gos_core::query::Markup,
-    /// Query-term weight of code-like tokens (inline code, file names, identifiers, flags);
-    /// 1 = no boost [default: 1.5 with hybrid seeds, 1 with lexical seeds].
-    #[arg(long, value_parser = positive_f32)]
-    pub code_boost: Option<f32>,
-    /// BM25 field boosts, NAME=BOOST,... over name, description, meta, headings, body
-    /// (fields not named keep their default: name=3,description=2,meta=1.5,headings=1.5,body=1).
-    #[arg(long, value_name = "NAME=BOOST,...", default_value = "")]
-    pub field_boosts: gos_core::lexical::FieldBoosts,
-    /// Coverage floor (lexical seeds): NO_SKILL_HIT when no top-5 BM25 hit's name and
-    /// description overlap the query this much (idf-weighted shared terms over the smaller
-    /// side's terms); 0 = off.
-    #[arg(long, default_value_t = gos_core::relevance::DEFAULT_MIN_COVERAGE, value_parser = unit_interval_f32)]
-    pub min_coverage: f32,
-}
-
-/// A finite float > 0.
-fn positive_f32(s: &str) -> Result<f32, String> {
-    match finite(s)? {
-        v if v > 0.0 => Ok(v as f32),
-        v => Err(format!("{v} is not > 0")),
-    }
-}
-
-/// A float in [0, 1], as f32.
-fn unit_interval_f32(s: &str) -> Result<f32, String> {
-    unit_interval(s).map(|v| v as f32)
+    /// Query handling and the coverage floor (issue 14 items 5 and 6).
+    #[command(flatten)]
+    pub query_handling: query::QueryArgs,
 }
 
 /// Arguments of `gos stats`.
@@ -502,6 +474,7 @@ pub struct LlmBuildArgs {
 }
 
 mod library;
+mod query;
 mod serve;
 
 pub use library::{CompletionsArgs, ExportArgs, ExportFormat, LibraryArgs, LintArgs, ShowArgs};

@@ -157,11 +157,8 @@ pub fn prepare(text: &str, markup: Markup) -> Prepared {
                 ..
             }) => in_autolink = true,
             Event::End(TagEnd::Link) => in_autolink = false,
-            Event::Text(t) if in_code_block => {
-                if markup != Markup::StripCode {
-                    out.push_str(&t);
-                }
-            }
+            Event::Text(t) if in_code_block && markup != Markup::StripCode => out.push_str(&t),
+            Event::Text(_) if in_code_block => {}
             Event::Text(_) if in_autolink => {}
             Event::Text(t) => {
                 for word in t.split_whitespace() {

@@ -383,7 +383,7 @@ impl<'w> Retriever<'w> {
         }
 
         let t = Instant::now();
-        let lexical_coverage = self.lexical_coverage(&query, &first.bm25)?;
+        let lexical_coverage = relevance::coverage_of_hits(self.ws, &query.terms, &first.bm25)?;
         let evidence = RelevanceEvidence {
             top_seed_score: relevance::top_seed_score(
                 &first.bm25,
@@ -447,33 +447,6 @@ impl<'w> Retriever<'w> {
             limits_applied,
             coverage,
         })
-    }
-
-    /// The coverage evidence of `query` against the names and descriptions of the first
-    /// [`relevance::COVERAGE_HITS`] hits of `bm25`.
-    fn lexical_coverage(
-        &self,
-        query: &Query<'_>,
-        bm25: &[(usize, f32)],
-    ) -> Result<relevance::LexicalCoverage> {
-        let mut a = analyzer();
-        let skills: Vec<std::collections::BTreeSet<String>> = bm25
-            .iter()
-            .take(relevance::COVERAGE_HITS)
-            .map(|&(node, _)| {
-                let n = &self.ws.manifest().nodes[node];
-                let text = format!(
-                    "{} {}\n{}\n{}",
-                    n.name,
-                    n.folder(),
-                    n.description.value,
-                    n.capability.value
-                );
-                tokens(&mut a, &text).into_iter().collect()
-            })
-            .collect();
-        let lexical = self.ws.lexical();
-        relevance::lexical_coverage(&query.terms, &skills, |t| lexical.idf(t))
     }
 
     /// The query's embeddings for dense and hybrid seeds.
