@@ -222,8 +222,8 @@ impl std::fmt::Display for NoHitReason {
             ),
             NoHitReason::BelowCoverageFloor { coverage, floor } => write!(
                 f,
-                "best coverage of the query by a skill's name and description {coverage:.2} is \
-                 under the floor {floor:.2}"
+                "best coverage of the query by a skill's name and description {coverage:.3} is \
+                 under the floor {floor:.3}"
             ),
             NoHitReason::BelowDenseFloor { cosine, floor } => {
                 write!(f, "best cosine {cosine:.2} is under the floor {floor:.2}")
