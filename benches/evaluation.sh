@@ -44,6 +44,18 @@ for seeds in lexical hybrid; do
     --sweep max_term_df=1,0.5,0.25 --out "$OUT/cv-termdf-$seeds"
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
     --sweep graph_weight=1,0.5,2 --out "$OUT/cv-graphw-$seeds"
+  # Issue 14 item 6, query handling (gos-core/src/query/): markup stripping, code-like token
+  # boosts, BM25 field boosts; each sweep's first value is the default.
+  "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+    --sweep markup=0,1,2 --out "$OUT/cv-markup-$seeds"
+  # The code-like boost's default is 1.5 with hybrid seeds and 1 with lexical ones.
+  boosts=1,1.5,2,3; [ "$seeds" = hybrid ] && boosts=1.5,1,2,3
+  "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+    --sweep code_boost=$boosts --out "$OUT/cv-codeboost-$seeds"
+  for field in name:3,1,2,5 description:2,1,3,4 meta:1.5,0.5,1,3 headings:1.5,0.5,1,3 body:1,0.5,1.5,2; do
+    "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \
+      --sweep "${field%%:*}_boost=${field#*:}" --out "$OUT/cv-${field%%:*}boost-$seeds"
+  done
   best() { python3 -c "import json,sys; c=json.load(open(sys.argv[1])); print(c['grid'][c['best_in_sample']]['values'][sys.argv[2]])" "$1" "$2"; }
   floor=$(best "$OUT/cv-floor-$seeds/cv.json" bundle_floor)
   gap=$(best "$OUT/cv-gap-$seeds/cv.json" bundle_gap)

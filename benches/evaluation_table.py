@@ -68,7 +68,14 @@ def variants(seeds):
               ("coverage", "step coverage (facets, item 2)", "variant"),
               ("prereq", "reserved prerequisites (item 4)", "best"),
               ("graphw", "graph weight (item 4)", "best"),
-              ("termdf", "query handling: common-term cutoff (item 6)", "best")]
+              ("termdf", "query handling: common-term cutoff (item 6)", "best"),
+              ("markup", "query handling: markup (0 keep, 1 strip, 2 strip code too; item 6)", "best"),
+              ("codeboost", "query handling: code-like token boost (item 6)", "best"),
+              ("nameboost", "BM25 field boost: name (item 6)", "best"),
+              ("descriptionboost", "BM25 field boost: description (item 6)", "best"),
+              ("metaboost", "BM25 field boost: meta (item 6)", "best"),
+              ("headingsboost", "BM25 field boost: headings (item 6)", "best"),
+              ("bodyboost", "BM25 field boost: body (item 6)", "best")]
     for name, label, show in sweeps:
         cv = load(f"cv-{name}-{seeds}/cv.json")
         param = next(iter(cv["grid"][0]["values"]))
@@ -182,11 +189,17 @@ def auto_dense_floor(dev, unrel, tb):
     return "\n".join(rows)
 
 
+# Candidate floors of the coverage evidence (gos-core/src/relevance.rs, `lexical_coverage`:
+# the best hit's idf-weighted overlap coefficient).
+COVERAGE_FLOORS = [0.0, 0.1, 0.15, 0.17, 0.2, 0.22, 0.24, 0.26, 0.3, 0.35]
+
+
 def floors():
     lines = ["#### Relevance floors\n"]
     for seeds, key, cands, opt in [
         ("hybrid", "top_dense_score", [0.30, 0.32, 0.33, 0.34, 0.35, 0.36, 0.38, 0.40], "--min-dense-score"),
         ("lexical", "top_seed_score", [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], "--min-score"),
+        ("lexical", "lexical_coverage", COVERAGE_FLOORS, "--min-coverage"),
     ]:
         dev = scores(load(f"arms-{seeds}/report.json"), f"reverse/{seeds}", key)
         unrel = scores(load(f"unrelated-{seeds}/report.json"), f"reverse/{seeds}", key)

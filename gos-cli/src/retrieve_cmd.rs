@@ -42,6 +42,7 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
     args.dense.apply(&mut opts);
     opts.coverage.enabled = args.coverage;
     opts.prerequisites.slots = args.prereq_slots;
+    args.query_handling.apply(&mut opts);
     opts
 }
 

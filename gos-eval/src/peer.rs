@@ -192,6 +192,7 @@ pub fn append_peer(
             context_chars: 0,
             top_seed_score: 0.0,
             top_dense_score: None,
+            lexical_coverage: Default::default(),
             timings: Timings {
                 seed: r.ms,
                 total: r.ms,

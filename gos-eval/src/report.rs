@@ -261,6 +261,10 @@ impl EvalReport {
                     "context_chars": a.context_chars,
                     "top_seed_score": a.top_seed_score,
                     "top_dense_score": a.top_dense_score,
+                    "lexical_coverage": a.lexical_coverage.overlap,
+                    "lexical_coverage_query_share": a.lexical_coverage.query_share,
+                    "lexical_coverage_skill_share": a.lexical_coverage.skill_share,
+                    "lexical_coverage_geometric": a.lexical_coverage.geometric,
                     "timings_ms": a.timings,
                     "metrics": a.scores,
                 });

@@ -48,6 +48,8 @@ pub struct ArmTask {
     /// The dense relevance evidence (`Retrieval::top_dense_score`), with dense or hybrid
     /// seeds.
     pub top_dense_score: Option<f32>,
+    /// The coverage evidence (`Retrieval::lexical_coverage`).
+    pub lexical_coverage: gos_core::relevance::LexicalCoverage,
     /// Stage timings in milliseconds.
     pub timings: Timings,
     /// Per-task metric values.
@@ -289,6 +291,7 @@ fn arm_task(
         context_chars,
         top_seed_score: r.top_seed_score,
         top_dense_score: r.top_dense_score,
+        lexical_coverage: r.lexical_coverage,
         timings: r.timings,
         scores,
     }

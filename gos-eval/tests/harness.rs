@@ -223,9 +223,11 @@ fn hybrid_arm_reproduces_the_reported_metrics() {
 | bundle_size | 8.00 | 8.00 | 8.00 |
 "
     );
+    // Hybrid seeds boost code-like query tokens by 1.5 (gos_core::query): same metrics,
+    // one bundle's skills in another order (9598.4 without the boost).
     all_close(
         &context_chars_without_root(&report, &ws),
-        &[9640.2, 9598.4, 9244.8],
+        &[9640.2, 9597.2, 9244.8],
     );
     close(
         ci(&report, "reverse/hybrid", "mrr_at_10"),

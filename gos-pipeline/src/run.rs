@@ -314,6 +314,7 @@ impl Pipeline {
             },
             top_seed_score: gos.as_ref().map_or(0.0, |r| r.top_seed_score),
             top_dense_score: top_dense.or(gos.as_ref().and_then(|r| r.top_dense_score)),
+            lexical_coverage: gos.as_ref().map(|r| r.lexical_coverage).unwrap_or_default(),
             ranked,
             // Pipelines do not collapse near-duplicates nor select by facet coverage.
             alternates: Default::default(),

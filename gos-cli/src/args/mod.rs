@@ -261,6 +261,10 @@ pub struct RetrieveArgs {
     /// Models of the pipeline's stages.
     #[command(flatten)]
     pub stage_models: crate::pipeline_args::StageModelArgs,
+
+    /// Query handling and the coverage floor (issue 14 items 5 and 6).
+    #[command(flatten)]
+    pub query_handling: query::QueryArgs,
 }
 
 /// Arguments of `gos stats`.
@@ -332,7 +336,8 @@ pub struct EvalArgs {
     /// seed_k, pool_k, restart_prob, graph_weight, lexical_weight, dense_weight, name_weight,
     /// top_n, min_seed_score, min_dense_score, min_relative_score, prereq_slots,
     /// prereq_anchors, prereq_min_ratio, coverage, coverage_relevance, facet_seeds,
-    /// max_term_df. List the
+    /// max_term_df, markup, code_boost, name_boost, description_boost, meta_boost,
+    /// headings_boost, body_boost, min_coverage. List the
     /// default first: ties keep the earlier value.
     #[arg(long, value_name = "NAME=V1,V2,...", requires = "cv")]
     pub sweep: Vec<String>,
@@ -470,6 +475,7 @@ pub struct LlmBuildArgs {
 }
 
 mod library;
+mod query;
 mod serve;
 
 pub use library::{CompletionsArgs, ExportArgs, ExportFormat, LibraryArgs, LintArgs, ShowArgs};

@@ -82,6 +82,9 @@ pub struct Retrieval {
     /// Best cosine between the query and a skill (the dense relevance-floor evidence), when
     /// dense retrieval ran.
     pub top_dense_score: Option<f32>,
+    /// How well the best BM25 hits' names and descriptions cover the query (the coverage
+    /// floor's evidence, [`relevance::lexical_coverage`]); all 0 without a BM25 list.
+    pub lexical_coverage: relevance::LexicalCoverage,
     /// All candidates in final order (the ranked list that hit@k and recall@k read), one
     /// member per near-duplicate group with [`RetrieveOptions::collapse_duplicates`].
     pub ranked: Vec<RankedSkill>,
@@ -302,7 +305,8 @@ impl<'w> Retriever<'w> {
         let seeder = self.seeder(source, opts)?;
         let t = Instant::now();
         let embedded;
-        let mut query = Query::new(text);
+        let code_boost = opts.query.code_boost_for(source);
+        let mut query = Query::with_params(text, opts.query.markup, code_boost);
         if source.needs_vectors() {
             query = query.with_vectors(match query_vectors {
                 Some(v) => v,
@@ -379,6 +383,7 @@ impl<'w> Retriever<'w> {
         }
 
         let t = Instant::now();
+        let lexical_coverage = relevance::coverage_of_hits(self.ws, &query.terms, &first.bm25)?;
         let evidence = RelevanceEvidence {
             top_seed_score: relevance::top_seed_score(
                 &first.bm25,
@@ -387,6 +392,7 @@ impl<'w> Retriever<'w> {
             top_dense_score: source
                 .needs_vectors()
                 .then(|| first.dense.first().map_or(0.0, |h| h.1)),
+            coverage: lexical_coverage.overlap,
         };
         let eligible = opts.bundle_cut.keep(&ranked, eligible);
         let mut decision = relevance::decide(&floors, &evidence, eligible);
@@ -424,6 +430,7 @@ impl<'w> Retriever<'w> {
             source,
             top_seed_score: evidence.top_seed_score,
             top_dense_score: evidence.top_dense_score,
+            lexical_coverage,
             ranked,
             alternates,
             decision,
@@ -473,7 +480,9 @@ impl<'w> Retriever<'w> {
     fn seeder(&self, source: SeedSource, opts: &RetrieveOptions) -> Result<Box<dyn Seeder + '_>> {
         let lexical = self.ws.lexical();
         if !source.needs_vectors() {
-            let seeder = LexicalSeeder::new(lexical).with_max_term_df(opts.seeds.max_term_df);
+            let seeder = LexicalSeeder::new(lexical)
+                .with_max_term_df(opts.seeds.max_term_df)
+                .with_field_boosts(opts.query.field_boosts);
             return Ok(Box::new(seeder));
         }
         let Some(set) = self.ws.dense() else {
@@ -488,7 +497,10 @@ impl<'w> Retriever<'w> {
         };
         Ok(match source {
             SeedSource::Dense => Box::new(DenseSeeder::new(set)),
-            _ => Box::new(HybridSeeder::new(lexical, set, opts.seeds.fusion)),
+            _ => Box::new(
+                HybridSeeder::new(lexical, set, opts.seeds.fusion)
+                    .with_field_boosts(opts.query.field_boosts),
+            ),
         })
     }
 

@@ -49,6 +49,12 @@ pub struct RetrieveOptions {
     pub prerequisites: crate::prerequisite::PrerequisiteShare,
     /// Facet seeding and coverage selection ([`super::coverage`]); off by default.
     pub coverage: super::coverage::CoverageParams,
+    /// How the query text becomes BM25 terms: markup stripping, code-like token boosts,
+    /// field boosts ([`crate::query::QueryParams`]); today's behaviour by default.
+    pub query: crate::query::QueryParams,
+    /// Lexical coverage floor ([`RelevanceFloors::min_coverage`]); default
+    /// [`crate::relevance::DEFAULT_MIN_COVERAGE`].
+    pub min_coverage: f32,
 }
 
 /// Default [`RetrieveOptions::collapse_duplicates`]: off, because on DEV the kept copy is often
@@ -72,6 +78,8 @@ impl Default for RetrieveOptions {
             bundle_cut: BundleCut::default(),
             prerequisites: Default::default(),
             coverage: Default::default(),
+            query: Default::default(),
+            min_coverage: crate::relevance::DEFAULT_MIN_COVERAGE,
         }
     }
 }
@@ -83,6 +91,7 @@ impl RetrieveOptions {
             min_seed_score: self.min_seed_score,
             min_dense_score: self.min_dense_score.cosine(skills),
             min_relative_score: self.min_relative_score,
+            min_coverage: self.min_coverage,
         }
     }
 }

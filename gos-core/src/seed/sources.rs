@@ -4,13 +4,15 @@ use super::{FirstStage, Fusion, Query, SeedSource, Seeder};
 use crate::dense::DenseSet;
 use crate::error::{Error, Result};
 use crate::fusion::{reciprocal_rank_fusion, weighted_fusion};
-use crate::lexical::LexicalIndex;
+use crate::lexical::{FieldBoosts, LexicalIndex};
 
-/// BM25 over all fields: the pool is the BM25 list.
+/// BM25 over all fields: the pool is the BM25 list, searched with the query's term weights
+/// ([`Query::boosts`]) and the seeder's field boosts.
 #[derive(Clone, Copy)]
 pub struct LexicalSeeder<'a> {
     index: &'a LexicalIndex,
     max_term_df: f64,
+    fields: FieldBoosts,
 }
 
 impl<'a> LexicalSeeder<'a> {
@@ -19,7 +21,21 @@ impl<'a> LexicalSeeder<'a> {
         LexicalSeeder {
             index,
             max_term_df: 1.0,
+            fields: FieldBoosts::default(),
         }
+    }
+
+    /// The same seeder searching with the BM25 field boosts `fields`
+    /// ([`crate::query::QueryParams::field_boosts`]).
+    pub fn with_field_boosts(mut self, fields: FieldBoosts) -> Self {
+        self.fields = fields;
+        self
+    }
+
+    /// BM25 top-`pool_k` of `query` with every term kept.
+    fn bm25(&self, query: &Query<'_>, pool_k: usize) -> Result<Vec<(usize, f32)>> {
+        self.index
+            .search_with(&query.terms, &query.boosts, &self.fields, pool_k)
     }
 
     /// The same seeder searching without the terms more than `share` of the skills use
@@ -39,7 +55,9 @@ impl Seeder for LexicalSeeder<'_> {
         let terms = self
             .index
             .without_common_terms(&query.terms, self.max_term_df)?;
-        let bm25 = self.index.search(&terms, pool_k)?;
+        let bm25 = self
+            .index
+            .search_with(&terms, &query.boosts, &self.fields, pool_k)?;
         Ok(FirstStage {
             pool: bm25.clone(),
             bm25,
@@ -104,6 +122,13 @@ impl<'a> HybridSeeder<'a> {
             fusion,
         }
     }
+
+    /// The same seeder searching BM25 with the field boosts `fields`
+    /// ([`LexicalSeeder::with_field_boosts`]).
+    pub fn with_field_boosts(mut self, fields: FieldBoosts) -> Self {
+        self.lexical = self.lexical.with_field_boosts(fields);
+        self
+    }
 }
 
 impl Seeder for HybridSeeder<'_> {
@@ -113,7 +138,7 @@ impl Seeder for HybridSeeder<'_> {
 
     fn first_stage(&self, query: &Query<'_>, pool_k: usize) -> Result<FirstStage> {
         let dense = self.dense.dense_list(query, pool_k)?;
-        let bm25 = self.lexical.index.search(&query.terms, pool_k)?;
+        let bm25 = self.lexical.bm25(query, pool_k)?;
         let pool = match self.fusion {
             Fusion::Rrf { k } => reciprocal_rank_fusion(&[&bm25, &dense], k),
             Fusion::Weighted { lexical } => weighted_fusion(&bm25, &dense, lexical),

@@ -49,11 +49,28 @@ pub enum Param {
     BundleFloor,
     /// [`gos_core::retrieve::BundleCut::min_step_ratio`] (in [0, 1]).
     BundleGap,
+    /// [`gos_core::query::QueryParams::markup`] by index in
+    /// [`gos_core::query::Markup::ALL`]: 0 keep, 1 strip, 2 strip code blocks too.
+    Markup,
+    /// [`gos_core::query::QueryParams::code_boost`] (> 0).
+    CodeBoost,
+    /// [`gos_core::lexical::FieldBoosts::name`] (>= 0).
+    NameBoost,
+    /// [`gos_core::lexical::FieldBoosts::description`] (>= 0).
+    DescriptionBoost,
+    /// [`gos_core::lexical::FieldBoosts::meta`] (>= 0).
+    MetaBoost,
+    /// [`gos_core::lexical::FieldBoosts::headings`] (>= 0).
+    HeadingsBoost,
+    /// [`gos_core::lexical::FieldBoosts::body`] (>= 0).
+    BodyBoost,
+    /// [`RetrieveOptions::min_coverage`] (in [0, 1]).
+    MinCoverage,
 }
 
 impl Param {
     /// Every parameter, in `--help` order.
-    pub const ALL: [Param; 21] = [
+    pub const ALL: [Param; 29] = [
         Param::SeedK,
         Param::PoolK,
         Param::RestartProb,
@@ -75,6 +92,14 @@ impl Param {
         Param::CollapseDuplicates,
         Param::BundleFloor,
         Param::BundleGap,
+        Param::Markup,
+        Param::CodeBoost,
+        Param::NameBoost,
+        Param::DescriptionBoost,
+        Param::MetaBoost,
+        Param::HeadingsBoost,
+        Param::BodyBoost,
+        Param::MinCoverage,
     ];
 
     /// The name a sweep uses, e.g. `min_seed_score`.
@@ -101,6 +126,14 @@ impl Param {
             Param::CollapseDuplicates => "collapse_duplicates",
             Param::BundleFloor => "bundle_floor",
             Param::BundleGap => "bundle_gap",
+            Param::Markup => "markup",
+            Param::CodeBoost => "code_boost",
+            Param::NameBoost => "name_boost",
+            Param::DescriptionBoost => "description_boost",
+            Param::MetaBoost => "meta_boost",
+            Param::HeadingsBoost => "headings_boost",
+            Param::BodyBoost => "body_boost",
+            Param::MinCoverage => "min_coverage",
         }
     }
 
@@ -108,8 +141,9 @@ impl Param {
     ///
     /// # Errors
     /// [`Error::Sweep`] for a non-finite value, a fractional or non-positive integer, or a
-    /// restart probability outside (0, 1), a switch other than 0 or 1, or a bundle cut
-    /// outside [0, 1].
+    /// restart probability outside (0, 1), a switch other than 0 or 1, a bundle cut or
+    /// coverage floor outside [0, 1], a markup index other than 0, 1 or 2, a code boost
+    /// <= 0 or a negative field boost.
     pub fn apply(self, opts: &mut RetrieveOptions, v: f64) -> Result<()> {
         let name = self.as_str();
         if !v.is_finite() {
@@ -184,6 +218,43 @@ impl Param {
                     Param::BundleFloor => opts.bundle_cut.min_top_ratio = v,
                     _ => opts.bundle_cut.min_step_ratio = v,
                 }
+            }
+            Param::Markup => {
+                let markup = gos_core::query::Markup::ALL
+                    .into_iter()
+                    .enumerate()
+                    .find(|&(i, _)| i as f64 == v)
+                    .ok_or_else(|| Error::Sweep(format!("{name}: {v} is not 0, 1 or 2")))?;
+                opts.query.markup = markup.1;
+            }
+            Param::CodeBoost => {
+                if v <= 0.0 {
+                    return Err(Error::Sweep(format!("{name}: {v} is not > 0")));
+                }
+                opts.query.code_boost = Some(v as f32);
+            }
+            Param::NameBoost
+            | Param::DescriptionBoost
+            | Param::MetaBoost
+            | Param::HeadingsBoost
+            | Param::BodyBoost => {
+                if v < 0.0 {
+                    return Err(Error::Sweep(format!("{name}: {v} is not >= 0")));
+                }
+                let b = &mut opts.query.field_boosts;
+                *match self {
+                    Param::NameBoost => &mut b.name,
+                    Param::DescriptionBoost => &mut b.description,
+                    Param::MetaBoost => &mut b.meta,
+                    Param::HeadingsBoost => &mut b.headings,
+                    _ => &mut b.body,
+                } = v as f32;
+            }
+            Param::MinCoverage => {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(Error::Sweep(format!("{name}: {v} is not in [0, 1]")));
+                }
+                opts.min_coverage = v as f32;
             }
         }
         Ok(())

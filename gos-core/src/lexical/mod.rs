@@ -1,14 +1,20 @@
 //! The lexical index: tantivy BM25 over the normalized fields of every skill, with field
 //! boosts, stored in the workspace under `tantivy/`.
 //!
-//! Fields (boost): `name` (3.0), `description` (2.0: description and capability), `meta`
-//! (1.5: tags, tooling, artifact types, example tasks, entrypoints, folder name), `headings`
-//! (1.5), `body` (1.0). Indexing the body matters: the peer measured 0.36 -> 0.60 bundle recall
+//! Fields (default boost, [`FIELD_BOOSTS`]): `name` (3.0), `description` (2.0: description
+//! and capability), `meta` (1.5: tags, tooling, artifact types, example tasks, entrypoints,
+//! folder name), `headings` (1.5), `body` (1.0). Boosts apply at query time
+//! ([`FieldBoosts`], [`LexicalIndex::search_with`]), so they are retrieval options. Indexing the body matters: the peer measured 0.36 -> 0.60 bundle recall
 //! on our DEV set when SKILL.md bodies were indexed (peers-on-our-data.md). The body is also
 //! stored, so hydration reads skill content from the index.
 //!
 //! Queries are bags of analyzed terms OR-ed together (never a parsed query string); each
-//! term's clause is boosted by `1 + ln(tf)` of its count in the query.
+//! term's clause is boosted by `1 + ln(tf)` of its count in the query, times the term's
+//! weight when one is given ([`crate::query::Query::boosts`]).
+
+mod boosts;
+
+pub use boosts::FieldBoosts;
 
 use crate::error::{Error, Result};
 use crate::text::{ANALYZER_NAME, analyzer, term_counts};
@@ -317,18 +323,38 @@ impl LexicalIndex {
     /// score, ties by node index. An empty term map gives no hits.
     ///
     /// Cost: one boolean OR over |terms| x 5 term queries, every matching document scored
-    /// (see [`EveryScore`] for why not block-max WAND).
+    /// (every matching document is scored: tantivy's block-max WAND re-sorted hundreds of
+    /// posting cursors per candidate for task-length queries).
     ///
     /// # Errors
     /// [`Error::Index`] when the search fails.
     pub fn search(&self, terms: &BTreeMap<String, u32>, k: usize) -> Result<Vec<(usize, f32)>> {
+        self.search_with(terms, &BTreeMap::new(), &FieldBoosts::default(), k)
+    }
+
+    /// [`LexicalIndex::search`] with query-term weights `weights` (a term not listed weighs 1;
+    /// a term's clauses are boosted by `weight * (1 + ln tf)`) and field boosts `fields`
+    /// instead of [`FIELD_BOOSTS`]. Fields whose boost is 0 are left out of the query.
+    ///
+    /// # Errors
+    /// [`Error::Index`] when the search fails.
+    pub fn search_with(
+        &self,
+        terms: &BTreeMap<String, u32>,
+        weights: &BTreeMap<String, f32>,
+        fields: &FieldBoosts,
+        k: usize,
+    ) -> Result<Vec<(usize, f32)>> {
         if terms.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (term, &tf) in terms {
-            let qtf = 1.0 + (tf as f32).ln();
-            for (field, (_, boost)) in self.fields.text.iter().zip(FIELD_BOOSTS) {
+            let qtf = (1.0 + (tf as f32).ln()) * weights.get(term).copied().unwrap_or(1.0);
+            for (field, boost) in self.fields.text.iter().zip(fields.as_array()) {
+                if boost <= 0.0 {
+                    continue;
+                }
                 let tq = TermQuery::new(
                     Term::from_field_text(*field, term),
                     IndexRecordOption::WithFreqs,
@@ -363,17 +389,26 @@ impl LexicalIndex {
     /// # Errors
     /// [`Error::Index`] when document frequencies cannot be read.
     pub fn idf_mass(&self, terms: &BTreeMap<String, u32>) -> Result<f32> {
-        let searcher = self.reader.searcher();
-        let n = searcher.num_docs() as f32;
-        let body = self.fields.text[4];
         let mut mass = 0.0;
         for (term, &tf) in terms {
-            let df = searcher
-                .doc_freq(&Term::from_field_text(body, term))
-                .map_err(index_err(&self.dir))? as f32;
-            mass += (1.0 + (tf as f32).ln()) * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            mass += (1.0 + (tf as f32).ln()) * self.idf(term)?;
         }
         Ok(mass)
+    }
+
+    /// BM25 idf of `term` (analyzed) on the body field: `ln(1 + (N - df + 0.5) / (df + 0.5))`
+    /// for N documents, `df` of which hold the term; > 0 for every term, largest for terms
+    /// no document holds.
+    ///
+    /// # Errors
+    /// [`Error::Index`] when the document frequency cannot be read.
+    pub fn idf(&self, term: &str) -> Result<f32> {
+        let searcher = self.reader.searcher();
+        let n = searcher.num_docs() as f32;
+        let df = searcher
+            .doc_freq(&Term::from_field_text(self.fields.text[4], term))
+            .map_err(index_err(&self.dir))? as f32;
+        Ok((1.0 + (n - df + 0.5) / (df + 0.5)).ln())
     }
 
     /// `terms` without the common ones: a term whose body-field document frequency is above
@@ -463,5 +498,57 @@ mod tests {
         assert_eq!(index.without_common_terms(&common, 0.5).unwrap(), common);
         // The search finds the one skill with the rare term first.
         assert_eq!(index.search(&kept, 4).unwrap()[0].0, 3);
+    }
+
+    #[test]
+    fn field_boosts_and_term_weights_change_the_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = [
+            LexicalDoc {
+                ord: 0,
+                id: "a".into(),
+                name: "mesh".into(),
+                body: "report".into(),
+                ..LexicalDoc::default()
+            },
+            LexicalDoc {
+                ord: 1,
+                id: "b".into(),
+                body: "mesh csv".into(),
+                ..LexicalDoc::default()
+            },
+        ];
+        LexicalIndex::build(dir.path(), docs).unwrap();
+        let index = LexicalIndex::open(dir.path(), 2).unwrap();
+        let terms = LexicalIndex::query_terms("mesh");
+        let none = BTreeMap::new();
+        let order = |hits: Vec<(usize, f32)>| hits.iter().map(|h| h.0).collect::<Vec<_>>();
+        // The name match (boost 3) beats the body match.
+        let default = index.search(&terms, 5).unwrap();
+        assert_eq!(order(default.clone()), [0, 1]);
+        assert_eq!(
+            index
+                .search_with(&terms, &none, &FieldBoosts::default(), 5)
+                .unwrap(),
+            default
+        );
+        // Without the name field only the body matches count.
+        let no_name: FieldBoosts = "name=0".parse().unwrap();
+        assert_eq!(
+            order(index.search_with(&terms, &none, &no_name, 5).unwrap()),
+            [1]
+        );
+        // A weight on `csv` lets the document that also holds csv win the two-term query.
+        let both = LexicalIndex::query_terms("mesh csv");
+        assert_eq!(order(index.search(&both, 5).unwrap()), [0, 1]);
+        let weights: BTreeMap<String, f32> = [("csv".to_string(), 10.0)].into();
+        assert_eq!(
+            order(
+                index
+                    .search_with(&both, &weights, &FieldBoosts::default(), 5)
+                    .unwrap()
+            ),
+            [1, 0]
+        );
     }
 }
