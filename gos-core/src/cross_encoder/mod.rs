@@ -26,6 +26,8 @@
 
 mod bert;
 mod bert_encoder;
+mod cpu_bert;
+mod kernels;
 mod pair;
 pub mod qwen3;
 #[cfg(any(test, feature = "test-support"))]
@@ -117,7 +119,10 @@ impl Architecture {
 }
 
 enum Model {
+    /// Candle's BERT (a GPU device).
     Bert(bert::BertClassifier),
+    /// BERT on the CPU over packed, unpadded pairs.
+    BertCpu(cpu_bert::CpuBert),
     XlmRoberta(xlm_roberta::XlmRobertaClassifier),
 }
 
@@ -258,10 +263,13 @@ impl CrossEncoder {
                 let cfg: candle_transformers::models::bert::Config =
                     serde_json::from_value(config.clone())
                         .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
-                Model::Bert(
-                    bert::BertClassifier::load(vb, &cfg, num_labels)
-                        .map_err(|e| model_err(&weights_path, e))?,
-                )
+                let m = bert::BertClassifier::load(vb, &cfg, num_labels)
+                    .map_err(|e| model_err(&weights_path, e))?;
+                if device.is_cpu() {
+                    Model::BertCpu(m.to_cpu().map_err(|e| model_err(&weights_path, e))?)
+                } else {
+                    Model::Bert(m)
+                }
             }
             Architecture::XlmRoberta => {
                 let cfg: candle_transformers::models::xlm_roberta::Config =
@@ -337,6 +345,9 @@ impl CrossEncoder {
     /// Logits of the pairs `enc[rows]` in one forward pass, padded to the longest of them
     /// (`enc` is right-padded, so a row's real tokens come first).
     fn forward_rows(&self, enc: &[Encoding], rows: &[usize]) -> Result<Vec<Vec<f32>>> {
+        if let Model::BertCpu(m) = &self.model {
+            return self.forward_packed(m, enc, rows);
+        }
         let n = rows.len();
         let len = rows.iter().map(|&i| real_len(&enc[i])).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(n * len);
@@ -363,6 +374,7 @@ impl CrossEncoder {
         let logits = match &self.model {
             Model::Bert(m) => m.forward(&ids, &types, padded.then_some(&mask)),
             Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
+            Model::BertCpu(m) => return self.forward_packed(m, enc, rows),
         }
         .map_err(err)?;
         let rows = logits
@@ -370,6 +382,12 @@ impl CrossEncoder {
             .and_then(|t| t.to_dtype(DType::F32))
             .and_then(|t| t.to_vec2::<f32>())
             .map_err(err)?;
+        self.check_rows(&rows, n)?;
+        Ok(rows)
+    }
+
+    /// An error unless `rows` is `n` rows of [`Self::num_labels`] logits.
+    fn check_rows(&self, rows: &[Vec<f32>], n: usize) -> Result<()> {
         if rows.len() != n || rows.iter().any(|r| r.len() != self.num_labels) {
             return Err(model_err(
                 &self.dir,
@@ -381,7 +399,42 @@ impl CrossEncoder {
                 ),
             ));
         }
-        Ok(rows)
+        Ok(())
+    }
+
+    /// Logits of the pairs `enc[rows]`, packed one after another without padding (the CPU
+    /// BERT path).
+    fn forward_packed(
+        &self,
+        m: &cpu_bert::CpuBert,
+        enc: &[Encoding],
+        rows: &[usize],
+    ) -> Result<Vec<Vec<f32>>> {
+        let mut ids = Vec::new();
+        let mut types = Vec::new();
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        offsets.push(0);
+        for &i in rows {
+            let e = &enc[i];
+            let real = real_len(e);
+            ids.extend_from_slice(&e.get_ids()[..real]);
+            if self.zero_types {
+                types.extend(std::iter::repeat_n(0u32, real));
+            } else {
+                types.extend_from_slice(&e.get_type_ids()[..real]);
+            }
+            offsets.push(ids.len());
+        }
+        let packed = cpu_bert::Packed {
+            ids: &ids,
+            types: &types,
+            offsets: &offsets,
+        };
+        let rows_out = m
+            .logits(&packed)
+            .map_err(|e| model_err(&self.dir, e))?;
+        self.check_rows(&rows_out, rows.len())?;
+        Ok(rows_out)
     }
 
     /// One relevance score per document, in input order, computed in batches of at most
@@ -406,13 +459,34 @@ impl CrossEncoder {
         let enc = self.encode_pairs(query, docs)?;
         let lens: Vec<usize> = enc.iter().map(real_len).collect();
         let mut out = vec![0.0f32; docs.len()];
-        let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
-        // Groups run in parallel on rayon's pool (candle's matrix products use the same pool),
-        // so the element-wise work of one group overlaps the products of another.
-        let results: Vec<Result<Vec<Vec<f32>>>> = groups
-            .par_iter()
-            .map(|group| self.forward_rows(&enc, group))
-            .collect();
+        let (groups, results): (Vec<Vec<usize>>, Vec<Result<Vec<Vec<f32>>>>) =
+            if let Model::BertCpu(m) = &self.model {
+                // Packed pairs pad nothing, so batches only bound memory: as few as
+                // `batch_size` allows, of equal size (20 pairs: two of 10, not 16 + 4), one
+                // after another, each spread over the pool by the model itself.
+                let batches = docs.len().div_ceil(batch_size);
+                let per = docs.len().div_ceil(batches);
+                let groups: Vec<Vec<usize>> = (0..docs.len())
+                    .collect::<Vec<_>>()
+                    .chunks(per)
+                    .map(<[usize]>::to_vec)
+                    .collect();
+                let results = groups
+                    .iter()
+                    .map(|g| self.forward_packed(m, &enc, g))
+                    .collect();
+                (groups, results)
+            } else {
+                let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
+                // Groups run in parallel on rayon's pool (candle's matrix products use the
+                // same pool), so the element-wise work of one group overlaps the products of
+                // another.
+                let results = groups
+                    .par_iter()
+                    .map(|group| self.forward_rows(&enc, group))
+                    .collect();
+                (groups, results)
+            };
         for (group, logits) in groups.iter().zip(results) {
             for (&i, row) in group.iter().zip(logits?) {
                 out[i] = match row.as_slice() {
