@@ -518,3 +518,6 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) mod qwen3_tests;
+
+#[cfg(test)]
+mod cpu_bert_tests;
