@@ -153,7 +153,10 @@ impl CpuBert {
             candle_core::bail!("token type {t} outside the {type_count} types");
         }
         if let Some(w) = offsets.windows(2).find(|w| w[1] - w[0] > max_len) {
-            candle_core::bail!("pair of {} tokens over the {max_len} positions", w[1] - w[0]);
+            candle_core::bail!(
+                "pair of {} tokens over the {max_len} positions",
+                w[1] - w[0]
+            );
         }
         let mut x = self.embed(input);
         let mut qkv = vec![0.0f32; tokens * 3 * h];

@@ -140,3 +140,24 @@ fn cpu_bert_rejects_out_of_range_input_without_panicking() {
     assert!(err.contains("over the 64 positions"), "{err}");
     assert_eq!(run(&[2, 5, 3], &[0, 0, 0], &[0, 3]).unwrap().len(), 1);
 }
+
+#[test]
+fn token_batches_split_by_tokens_into_near_equal_contiguous_batches() {
+    // 20 pairs of ~250 tokens under 16 x 512: one batch.
+    let lens: Vec<usize> = (0..20).map(|i| 145 + (i * 37) % 155).collect();
+    assert_eq!(
+        token_batches(&lens, 16 * 512),
+        vec![(0..20).collect::<Vec<_>>()]
+    );
+    // Over the budget: two batches of 5 x 100 tokens each, in input order.
+    assert_eq!(
+        token_batches(&[100; 10], 600),
+        vec![(0..5).collect::<Vec<_>>(), (5..10).collect()]
+    );
+    // Every pair lands in exactly one batch, whatever the budget.
+    for budget in [1, 7, 250, 1_000, 100_000] {
+        let flat: Vec<usize> = token_batches(&lens, budget).concat();
+        assert_eq!(flat, (0..20).collect::<Vec<_>>(), "budget {budget}");
+    }
+    assert!(token_batches(&[], 512).is_empty());
+}

@@ -85,13 +85,19 @@ pub(crate) fn matmul(
         }
         return;
     }
-    assert!(a_rs >= k && c_rs >= n, "matmul: row stride under the row width");
+    assert!(
+        a_rs >= k && c_rs >= n,
+        "matmul: row stride under the row width"
+    );
     assert!(a.len() >= (m - 1) * a_rs + k, "matmul: lhs too short");
     assert!(
         b.len() > (k - 1) * b_rs + (n - 1) * b_cs,
         "matmul: rhs too short"
     );
-    assert!(c.len() >= (m - 1) * c_rs + n, "matmul: destination too short");
+    assert!(
+        c.len() >= (m - 1) * c_rs + n,
+        "matmul: destination too short"
+    );
     let i = |v: usize| v as isize;
     // SAFETY: the asserts above keep every element the strides reach inside its slice; `c` is
     // borrowed mutably, so it aliases neither `a` nor `b`.
@@ -139,7 +145,10 @@ fn exp(x: f32) -> f32 {
     // 2^n from the exponent bits. The low mantissa bits of `shifted` hold n (in [-126, 127]
     // after the clamp) as an offset from ROUND's bits, so integer arithmetic on the bits gives
     // the biased exponent without a float-to-int conversion (which would not vectorize).
-    let biased = shifted.to_bits().wrapping_sub(ROUND.to_bits()).wrapping_add(127);
+    let biased = shifted
+        .to_bits()
+        .wrapping_sub(ROUND.to_bits())
+        .wrapping_add(127);
     p * f32::from_bits(biased << 23)
 }
 
@@ -367,7 +376,9 @@ mod tests {
     #[test]
     fn softmax_layer_norm_and_gelu_match_scalar_formulas() {
         let width = 37; // not a multiple of the lane count
-        let row: Vec<f32> = (0..width).map(|i| ((i * 7) % 11) as f32 * 0.9 - 4.0).collect();
+        let row: Vec<f32> = (0..width)
+            .map(|i| ((i * 7) % 11) as f32 * 0.9 - 4.0)
+            .collect();
         let mut s = row.clone();
         softmax_rows(&mut s, width);
         let m = row.iter().cloned().fold(f32::MIN, f32::max) as f64;

@@ -430,16 +430,16 @@ impl CrossEncoder {
             types: &types,
             offsets: &offsets,
         };
-        let rows_out = m
-            .logits(&packed)
-            .map_err(|e| model_err(&self.dir, e))?;
+        let rows_out = m.logits(&packed).map_err(|e| model_err(&self.dir, e))?;
         self.check_rows(&rows_out, rows.len())?;
         Ok(rows_out)
     }
 
     /// One relevance score per document, in input order, computed in batches of at most
     /// `batch_size` pairs of similar token length (pairs sorted by length, so a batch pads
-    /// little; padding changes no score): the logit for one-label models (ms-marco, bge-reranker), the
+    /// little; padding changes no score); a BERT model on the CPU packs pairs without padding
+    /// and batches them by tokens instead, about `batch_size x max_length` per batch (the same
+    /// memory bound): the logit for one-label models (ms-marco, bge-reranker), the
     /// log-odds `logit[1] - logit[0]` for two-label models. Higher is more relevant; the scale
     /// is the model's (ms-marco MiniLM logits lie roughly in -11..11).
     ///
@@ -461,16 +461,7 @@ impl CrossEncoder {
         let mut out = vec![0.0f32; docs.len()];
         let (groups, results): (Vec<Vec<usize>>, Vec<Result<Vec<Vec<f32>>>>) =
             if let Model::BertCpu(m) = &self.model {
-                // Packed pairs pad nothing, so batches only bound memory: as few as
-                // `batch_size` allows, of equal size (20 pairs: two of 10, not 16 + 4), one
-                // after another, each spread over the pool by the model itself.
-                let batches = docs.len().div_ceil(batch_size);
-                let per = docs.len().div_ceil(batches);
-                let groups: Vec<Vec<usize>> = (0..docs.len())
-                    .collect::<Vec<_>>()
-                    .chunks(per)
-                    .map(<[usize]>::to_vec)
-                    .collect();
+                let groups = token_batches(&lens, batch_size.saturating_mul(self.max_length));
                 let results = groups
                     .iter()
                     .map(|g| self.forward_packed(m, &enc, g))
@@ -503,6 +494,31 @@ impl CrossEncoder {
         }
         Ok(out)
     }
+}
+
+/// Contiguous batches of pair indices for the packed CPU path, which pads nothing, so a batch
+/// only bounds memory: as few batches as keep each near `budget` tokens (a batch closes once it
+/// reaches its share, so it may pass that share by one pair), of about equal token counts. The
+/// shallow stage's 20 pairs of ~250 tokens are one batch under 16 x 512.
+fn token_batches(lens: &[usize], budget: usize) -> Vec<Vec<usize>> {
+    let total: usize = lens.iter().sum();
+    let batches = total.div_ceil(budget.max(1)).max(1);
+    let share = total.div_ceil(batches);
+    let mut groups = Vec::new();
+    let mut current = Vec::new();
+    let mut tokens = 0;
+    for (i, &n) in lens.iter().enumerate() {
+        if tokens >= share {
+            groups.push(std::mem::take(&mut current));
+            tokens = 0;
+        }
+        current.push(i);
+        tokens += n;
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    groups
 }
 
 /// Number of real (unpadded) tokens of an encoding: the padding is on the right.
