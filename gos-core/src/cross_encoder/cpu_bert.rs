@@ -7,9 +7,9 @@
 //! [`super::bert::BertClassifier`] (the query weights carry the 1/sqrt(head width) score
 //! scale), on f32 slices with the kernels of [`super::kernels`]:
 //! - the per-token work runs over blocks of [`BLOCK_ROWS`] rows in parallel on rayon's pool,
-//!   each block's product followed at once by its fused element-wise pass (bias + GELU, bias
-//!   + residual + LayerNorm) while the block is in cache; the feed-forward block keeps its
-//!   `BLOCK_ROWS x intermediate` activations in a block-local buffer;
+//!   each block's product followed at once by its fused element-wise pass (bias and GELU;
+//!   bias, residual and LayerNorm) while the block is in cache; the feed-forward block keeps
+//!   its `BLOCK_ROWS x intermediate` activations in a block-local buffer;
 //! - attention runs pairs in parallel, each head as two single-threaded products over strided
 //!   views of the packed query/key/value matrix, the context written straight into its
 //!   columns of the output (no head split or merge copies).

@@ -459,7 +459,7 @@ impl CrossEncoder {
         let enc = self.encode_pairs(query, docs)?;
         let lens: Vec<usize> = enc.iter().map(real_len).collect();
         let mut out = vec![0.0f32; docs.len()];
-        let (groups, results): (Vec<Vec<usize>>, Vec<Result<Vec<Vec<f32>>>>) =
+        let (groups, results): (Vec<Vec<usize>>, Vec<Result<Logits>>) =
             if let Model::BertCpu(m) = &self.model {
                 let groups = token_batches(&lens, batch_size.saturating_mul(self.max_length));
                 let results = groups
@@ -495,6 +495,9 @@ impl CrossEncoder {
         Ok(out)
     }
 }
+
+/// Rows of logits, one row per pair.
+type Logits = Vec<Vec<f32>>;
 
 /// Contiguous batches of pair indices for the packed CPU path, which pads nothing, so a batch
 /// only bounds memory: as few batches as keep each near `budget` tokens (a batch closes once it
