@@ -103,7 +103,7 @@ pub(crate) struct CpuBert {
     pub ln_embeddings: Norm,
     /// The encoder layers.
     pub layers: Vec<CpuLayer>,
-    /// Pooler over the [CLS] state (tanh follows).
+    /// Pooler over the `[CLS]` state (tanh follows).
     pub pooler: Dense,
     /// Classification head.
     pub classifier: Dense,
