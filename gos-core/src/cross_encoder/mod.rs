@@ -26,8 +26,6 @@
 
 mod bert;
 mod bert_encoder;
-mod cpu_bert;
-mod kernels;
 mod pair;
 pub mod qwen3;
 #[cfg(any(test, feature = "test-support"))]
@@ -36,6 +34,10 @@ pub mod random;
 pub mod random_qwen3;
 pub mod scorer;
 mod xlm_roberta;
+
+// The CPU path of BERT cross-encoders: pairs packed without padding, hand-written kernels.
+mod cpu_bert;
+mod kernels;
 
 pub use pair::truncate_chars;
 pub use qwen3::Qwen3Reranker;
