@@ -1,5 +1,6 @@
-//! The BERT encoder of the cross-encoder, written for CPU latency (the stage runs once per
-//! query over 20-100 pairs).
+//! The BERT encoder of the cross-encoder on candle's tensors (any device; the cross-encoder
+//! uses it on a GPU, and on the CPU converts it with [`BertEncoder::to_cpu`] to the packed,
+//! padding-free [`CpuBert`]). The stage runs once per query over 20-100 pairs.
 //!
 //! Same arithmetic as Hugging Face `BertModel` (absolute positions, post-LayerNorm blocks), with
 //! the work a pair does not need left out:

@@ -190,8 +190,11 @@ pub(crate) enum Activation {
     Relu,
 }
 
-/// Each row of `rows` (width `bias.len()`) becomes `act(row + bias)`.
+/// Each row of `rows` (width `bias.len()`; nothing when it is 0) becomes `act(row + bias)`.
 pub(crate) fn bias_activation(rows: &mut [f32], bias: &[f32], act: Activation) {
+    if bias.is_empty() {
+        return;
+    }
     dispatch!({
         for row in rows.chunks_exact_mut(bias.len()) {
             match act {
@@ -215,8 +218,11 @@ pub(crate) fn bias_activation(rows: &mut [f32], bias: &[f32], act: Activation) {
     })
 }
 
-/// Each row of `rows` (width `bias.len()`) becomes `row + bias`.
+/// Each row of `rows` (width `bias.len()`; nothing when it is 0) becomes `row + bias`.
 pub(crate) fn add_bias(rows: &mut [f32], bias: &[f32]) {
+    if bias.is_empty() {
+        return;
+    }
     dispatch!({
         for row in rows.chunks_exact_mut(bias.len()) {
             for (v, b) in row.iter_mut().zip(bias) {
@@ -270,6 +276,9 @@ pub(crate) struct Norm {
 /// empty (no bias).
 pub(crate) fn bias_layer_norm(rows: &mut [f32], bias: &[f32], norm: &Norm) {
     let width = norm.gamma.len();
+    if width == 0 {
+        return;
+    }
     dispatch!({
         for row in rows.chunks_exact_mut(width) {
             if !bias.is_empty() {
@@ -298,8 +307,11 @@ pub(crate) fn bias_layer_norm(rows: &mut [f32], bias: &[f32], norm: &Norm) {
     })
 }
 
-/// Softmax over each row of `rows` (width `width`), in place.
+/// Softmax over each row of `rows` (width `width`; nothing when it is 0), in place.
 pub(crate) fn softmax_rows(rows: &mut [f32], width: usize) {
+    if width == 0 {
+        return;
+    }
     dispatch!({
         for row in rows.chunks_exact_mut(width) {
             let m = max(row);

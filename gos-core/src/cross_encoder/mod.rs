@@ -23,6 +23,10 @@
 //! template, padding to the longest pair of a batch, truncation that keeps the query.
 //! Numerical agreement with an independent numpy forward pass is checked by the
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).
+//!
+//! On the CPU a BERT cross-encoder runs pairs packed without padding, on hand-written
+//! vectorized kernels (`cpu_bert`, `kernels`; docs/performance.md has the measurements); on a
+//! GPU it runs candle's tensors in length-sorted padded batches.
 
 mod bert;
 mod bert_encoder;
