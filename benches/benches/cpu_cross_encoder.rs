@@ -2,11 +2,11 @@
 //! ms-marco-MiniLM-L-6-v2, random weights: speed does not depend on their values) over the top
 //! 20 candidates, each document cut at 512 characters (reference notes §6.1).
 //!
-//! Two paths over the same pairs:
-//! - `input_order_batch16`: the stage before issue 15, pairs in candidate order, padded
-//!   batches of 16 (`CrossEncoder::logits` per chunk, what `score` did then);
-//! - `score`: [`CrossEncoder::score`] now, pairs sorted by token length and grouped so that a
-//!   batch pads little.
+//! Two queries over the same documents, both through [`CrossEncoder::score`] (on the CPU: pairs
+//! packed without padding, `cross_encoder::cpu_bert`):
+//! - `score`: the 400-character task (~100 tokens), the whole task as the query;
+//! - `score_short_query`: a one-line query of ~25 tokens, the kind SkillFlow's rerankers take
+//!   (one LLM-written query per task, reference notes §6.1).
 //!
 //! Documents are windows of the fixture library's SKILL.md texts at staggered lengths (150 to
 //! 4,000 characters before the cap, so some are shorter than the cap), the query a
@@ -20,7 +20,7 @@ mod ce_common;
 
 use ce_common::{QUERY, fixture_chars, minilm_cross_encoder};
 use criterion::{Criterion, criterion_group, criterion_main};
-use gos_core::cross_encoder::{DEFAULT_BATCH_SIZE, truncate_chars};
+use gos_core::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 /// issue's target is the top 20), 512 characters each.
 const CANDIDATES: usize = 20;
 const CAP_CHARS: usize = 512;
+
+/// A short query for the same task, of the length an LLM-written retrieval query has.
+const SHORT_QUERY: &str = "county population density choropleth map in an equal-area \
+    projection with a legend, and a csv of density per county sorted descending";
 
 /// Windows of the fixture library at staggered lengths, 150 to 4,000 characters.
 fn documents() -> Vec<String> {
@@ -52,78 +56,81 @@ fn cpu_seconds() -> f64 {
     (tick(11) + tick(12)) / 100.0
 }
 
+/// The 1-minute load average, from /proc/loadavg (Linux); `None` elsewhere.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Real token counts of the pairs of `query` with each document.
+fn pair_lengths(ce: &CrossEncoder, query: &str, docs: &[&str]) -> Vec<usize> {
+    ce.encode_pairs(query, docs)
+        .expect("encode")
+        .iter()
+        .map(|e| e.get_attention_mask().iter().sum::<u32>() as usize)
+        .collect()
+}
+
 fn bench_cpu_cross_encoder(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (ce, which) = minilm_cross_encoder(tmp.path());
     let docs = documents();
     let docs: Vec<&str> = docs.iter().map(|d| truncate_chars(d, CAP_CHARS)).collect();
-    let lens: Vec<usize> = ce
-        .encode_pairs(QUERY, &docs)
-        .expect("encode")
-        .iter()
-        .map(|e| e.get_attention_mask().iter().sum::<u32>() as usize)
-        .collect();
-    eprintln!(
-        "cpu_cross_encoder bench: {which}, {} pairs of {}..{} tokens ({} in all), \
-         RAYON_NUM_THREADS={:?}",
-        lens.len(),
-        lens.iter().min().unwrap_or(&0),
-        lens.iter().max().unwrap_or(&0),
-        lens.iter().sum::<usize>(),
-        std::env::var("RAYON_NUM_THREADS").ok()
-    );
-    // The two paths agree (same pairs, same model).
-    let before: Vec<f32> = docs
-        .chunks(DEFAULT_BATCH_SIZE)
-        .flat_map(|c| ce.logits(QUERY, c).expect("logits"))
-        .map(|r| r[0])
-        .collect();
-    let after = ce.score(QUERY, &docs, DEFAULT_BATCH_SIZE).expect("score");
-    for (b, a) in before.iter().zip(&after) {
-        assert!((b - a).abs() < 1e-4, "{b} vs {a}");
+    let queries = [("score", QUERY), ("score_short_query", SHORT_QUERY)];
+    for (name, query) in queries {
+        let lens = pair_lengths(&ce, query, &docs);
+        eprintln!(
+            "cpu_cross_encoder {name}: {which}, {} pairs of {}..{} tokens ({} in all), \
+             RAYON_NUM_THREADS={:?}",
+            lens.len(),
+            lens.iter().min().unwrap_or(&0),
+            lens.iter().max().unwrap_or(&0),
+            lens.iter().sum::<usize>(),
+            std::env::var("RAYON_NUM_THREADS").ok()
+        );
+        // Batching does not change scores: the whole stage in one batch, in batches of 16 and
+        // pair by pair agree.
+        let all = ce.score(query, &docs, docs.len()).expect("score");
+        for batch in [DEFAULT_BATCH_SIZE, 1] {
+            let other = ce.score(query, &docs, batch).expect("score");
+            for (a, b) in all.iter().zip(&other) {
+                assert!((a - b).abs() < 1e-4, "batch {batch}: {a} vs {b}");
+            }
+        }
     }
 
-    // Wall and CPU time of 5 runs of each path, printed before criterion's samples: on a
+    // Wall and CPU time of 5 runs of each query, printed before criterion's samples: on a
     // shared machine the CPU time (user + system of this process, all threads) says what the
-    // work costs whatever the other processes take.
-    let old = || {
-        for chunk in docs.chunks(DEFAULT_BATCH_SIZE) {
-            black_box(ce.logits(QUERY, chunk).expect("logits"));
-        }
-    };
-    let new = || {
-        black_box(ce.score(QUERY, &docs, DEFAULT_BATCH_SIZE).expect("score"));
-    };
-    for (name, f) in [
-        ("input_order_batch16", &old as &dyn Fn()),
-        ("score", &new as &dyn Fn()),
-    ] {
-        let (t0, c0) = (Instant::now(), cpu_seconds());
+    // work costs whatever the other processes take; the load average says how shared it was.
+    for (name, query) in queries {
+        ce.score(query, &docs, DEFAULT_BATCH_SIZE).expect("warm-up");
+        let (t0, c0, load) = (Instant::now(), cpu_seconds(), load_average());
         for _ in 0..5 {
-            f();
+            black_box(ce.score(query, &docs, DEFAULT_BATCH_SIZE).expect("score"));
         }
         eprintln!(
-            "cpu_cross_encoder {name}: wall {:.3} s, CPU {:.2} s per query (5 runs)",
+            "cpu_cross_encoder {name}: wall {:.3} s, CPU {:.2} s per query (5 runs, \
+             load average {:.2} before)",
             t0.elapsed().as_secs_f64() / 5.0,
-            (cpu_seconds() - c0) / 5.0
+            (cpu_seconds() - c0) / 5.0,
+            load.unwrap_or(f64::NAN)
         );
     }
 
     let mut g = c.benchmark_group("cpu_cross_encoder");
-    g.sample_size(10).measurement_time(Duration::from_secs(20));
-    g.bench_function(format!("top20x512_input_order_batch16_{which}"), |b| {
-        b.iter(|| {
-            for chunk in black_box(&docs).chunks(DEFAULT_BATCH_SIZE) {
-                black_box(ce.logits(QUERY, chunk).expect("logits"));
-            }
-        })
-    });
-    g.bench_function(format!("top20x512_score_{which}"), |b| {
-        b.iter(|| {
-            ce.score(black_box(QUERY), black_box(&docs), DEFAULT_BATCH_SIZE)
-                .expect("score")
-        })
-    });
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for (name, query) in queries {
+        g.bench_function(format!("top20x512_{name}_{which}"), |b| {
+            b.iter(|| {
+                ce.score(black_box(query), black_box(&docs), DEFAULT_BATCH_SIZE)
+                    .expect("score")
+            })
+        });
+    }
     g.finish();
 }
 

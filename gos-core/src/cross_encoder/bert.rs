@@ -3,7 +3,8 @@
 //!
 //! `logits = classifier(tanh(pooler(h\[CLS\])))`, where `h` is the last hidden state of the BERT
 //! encoder ([`BertEncoder`], the crate's CPU-lean implementation of `BertModel`), `pooler` a `hidden x hidden` linear layer and
-//! `classifier` a `hidden x num_labels` linear layer. Weight names: `bert.*` for the encoder
+//! `classifier` a `hidden x num_labels` linear layer. On the CPU, [`BertClassifier::to_cpu`]
+//! gives the same model as [`CpuBert`], which runs pairs packed without padding. Weight names: `bert.*` for the encoder
 //! (or no prefix), `bert.pooler.dense.{weight,bias}`, `classifier.{weight,bias}`.
 
 use candle_core::{IndexOp, Module, Result, Tensor};
@@ -11,6 +12,7 @@ use candle_nn::{Linear, VarBuilder, linear};
 use candle_transformers::models::bert::Config;
 
 use super::bert_encoder::BertEncoder;
+use super::cpu_bert::CpuBert;
 
 /// A loaded BERT sequence classifier.
 pub(crate) struct BertClassifier {
@@ -40,6 +42,11 @@ impl BertClassifier {
             pooler,
             classifier,
         })
+    }
+
+    /// The same classifier as plain f32 buffers for the CPU path over packed pairs.
+    pub(crate) fn to_cpu(&self) -> Result<CpuBert> {
+        self.bert.to_cpu(&self.pooler, &self.classifier)
     }
 
     /// Logits `(batch, num_labels)` for `ids`, `types` and `mask`, each `(batch, seq)` u32;

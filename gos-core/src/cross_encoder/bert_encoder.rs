@@ -1,5 +1,6 @@
-//! The BERT encoder of the cross-encoder, written for CPU latency (the stage runs once per
-//! query over 20-100 pairs).
+//! The BERT encoder of the cross-encoder on candle's tensors (any device; the cross-encoder
+//! uses it on a GPU, and on the CPU converts it with [`BertEncoder::to_cpu`] to the packed,
+//! padding-free [`CpuBert`]). The stage runs once per query over 20-100 pairs.
 //!
 //! Same arithmetic as Hugging Face `BertModel` (absolute positions, post-LayerNorm blocks), with
 //! the work a pair does not need left out:
@@ -16,6 +17,9 @@
 use candle_core::{D, DType, Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, layer_norm, linear};
 use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
+
+use super::cpu_bert::{self, CpuBert, CpuLayer, Dense};
+use super::kernels::{Activation, Norm};
 
 struct Layer {
     qkv: Linear,
@@ -36,6 +40,7 @@ pub(crate) struct BertEncoder {
     heads: usize,
     head_dim: usize,
     act: HiddenAct,
+    eps: f64,
 }
 
 impl BertEncoder {
@@ -92,6 +97,55 @@ impl BertEncoder {
             heads,
             head_dim,
             act: config.hidden_act,
+            eps,
+        })
+    }
+
+    /// The same encoder with `pooler` and `classifier` as plain f32 buffers for the CPU path
+    /// ([`CpuBert`]), which packs pairs without padding.
+    pub(crate) fn to_cpu(&self, pooler: &Linear, classifier: &Linear) -> Result<CpuBert> {
+        let dense = |l: &Linear| -> Result<Dense> {
+            match l.bias() {
+                Some(b) => Dense::new(l.weight(), b),
+                None => candle_core::bail!("a linear layer without bias"),
+            }
+        };
+        let norm = |n: &LayerNorm| -> Result<Norm> {
+            match n.bias() {
+                Some(b) => cpu_bert::norm(n.weight(), b, self.eps),
+                None => candle_core::bail!("a LayerNorm without bias"),
+            }
+        };
+        let flat = |t: &Tensor| t.flatten_all()?.to_vec1::<f32>();
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| {
+                Ok(CpuLayer {
+                    qkv: dense(&l.qkv)?,
+                    out: dense(&l.out)?,
+                    ln_attention: norm(&l.ln_attention)?,
+                    up: dense(&l.up)?,
+                    down: dense(&l.down)?,
+                    ln_output: norm(&l.ln_output)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(CpuBert {
+            words: flat(self.words.embeddings())?,
+            positions: flat(&self.positions)?,
+            types: flat(self.types.embeddings())?,
+            ln_embeddings: norm(&self.ln_embeddings)?,
+            layers,
+            pooler: dense(pooler)?,
+            classifier: dense(classifier)?,
+            hidden: self.heads * self.head_dim,
+            heads: self.heads,
+            act: match self.act {
+                HiddenAct::Gelu => Activation::Gelu,
+                HiddenAct::GeluApproximate => Activation::GeluTanh,
+                HiddenAct::Relu => Activation::Relu,
+            },
         })
     }
 

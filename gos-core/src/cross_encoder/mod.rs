@@ -23,6 +23,10 @@
 //! template, padding to the longest pair of a batch, truncation that keeps the query.
 //! Numerical agreement with an independent numpy forward pass is checked by the
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).
+//!
+//! On the CPU a BERT cross-encoder runs pairs packed without padding, on hand-written
+//! vectorized kernels (`cpu_bert`, `kernels`; docs/performance.md has the measurements); on a
+//! GPU it runs candle's tensors in length-sorted padded batches.
 
 mod bert;
 pub(crate) mod bert_encoder;
@@ -34,6 +38,10 @@ pub mod random;
 pub mod random_qwen3;
 pub mod scorer;
 mod xlm_roberta;
+
+// The CPU path of BERT cross-encoders: pairs packed without padding, hand-written kernels.
+mod cpu_bert;
+mod kernels;
 
 pub use pair::truncate_chars;
 pub use qwen3::Qwen3Reranker;
@@ -117,7 +125,10 @@ impl Architecture {
 }
 
 enum Model {
+    /// Candle's BERT (a GPU device).
     Bert(bert::BertClassifier),
+    /// BERT on the CPU over packed, unpadded pairs.
+    BertCpu(cpu_bert::CpuBert),
     XlmRoberta(xlm_roberta::XlmRobertaClassifier),
 }
 
@@ -258,10 +269,13 @@ impl CrossEncoder {
                 let cfg: candle_transformers::models::bert::Config =
                     serde_json::from_value(config.clone())
                         .map_err(|e| model_err(&config_path, format!("not a BERT config: {e}")))?;
-                Model::Bert(
-                    bert::BertClassifier::load(vb, &cfg, num_labels)
-                        .map_err(|e| model_err(&weights_path, e))?,
-                )
+                let m = bert::BertClassifier::load(vb, &cfg, num_labels)
+                    .map_err(|e| model_err(&weights_path, e))?;
+                if device.is_cpu() {
+                    Model::BertCpu(m.to_cpu().map_err(|e| model_err(&weights_path, e))?)
+                } else {
+                    Model::Bert(m)
+                }
             }
             Architecture::XlmRoberta => {
                 let cfg: candle_transformers::models::xlm_roberta::Config =
@@ -337,6 +351,9 @@ impl CrossEncoder {
     /// Logits of the pairs `enc[rows]` in one forward pass, padded to the longest of them
     /// (`enc` is right-padded, so a row's real tokens come first).
     fn forward_rows(&self, enc: &[Encoding], rows: &[usize]) -> Result<Vec<Vec<f32>>> {
+        if let Model::BertCpu(m) = &self.model {
+            return self.forward_packed(m, enc, rows);
+        }
         let n = rows.len();
         let len = rows.iter().map(|&i| real_len(&enc[i])).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(n * len);
@@ -363,6 +380,7 @@ impl CrossEncoder {
         let logits = match &self.model {
             Model::Bert(m) => m.forward(&ids, &types, padded.then_some(&mask)),
             Model::XlmRoberta(m) => m.forward(&ids, &types, &mask),
+            Model::BertCpu(m) => return self.forward_packed(m, enc, rows),
         }
         .map_err(err)?;
         let rows = logits
@@ -370,6 +388,12 @@ impl CrossEncoder {
             .and_then(|t| t.to_dtype(DType::F32))
             .and_then(|t| t.to_vec2::<f32>())
             .map_err(err)?;
+        self.check_rows(&rows, n)?;
+        Ok(rows)
+    }
+
+    /// An error unless `rows` is `n` rows of [`Self::num_labels`] logits.
+    fn check_rows(&self, rows: &[Vec<f32>], n: usize) -> Result<()> {
         if rows.len() != n || rows.iter().any(|r| r.len() != self.num_labels) {
             return Err(model_err(
                 &self.dir,
@@ -381,12 +405,47 @@ impl CrossEncoder {
                 ),
             ));
         }
-        Ok(rows)
+        Ok(())
+    }
+
+    /// Logits of the pairs `enc[rows]`, packed one after another without padding (the CPU
+    /// BERT path).
+    fn forward_packed(
+        &self,
+        m: &cpu_bert::CpuBert,
+        enc: &[Encoding],
+        rows: &[usize],
+    ) -> Result<Vec<Vec<f32>>> {
+        let mut ids = Vec::new();
+        let mut types = Vec::new();
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        offsets.push(0);
+        for &i in rows {
+            let e = &enc[i];
+            let real = real_len(e);
+            ids.extend_from_slice(&e.get_ids()[..real]);
+            if self.zero_types {
+                types.extend(std::iter::repeat_n(0u32, real));
+            } else {
+                types.extend_from_slice(&e.get_type_ids()[..real]);
+            }
+            offsets.push(ids.len());
+        }
+        let packed = cpu_bert::Packed {
+            ids: &ids,
+            types: &types,
+            offsets: &offsets,
+        };
+        let rows_out = m.logits(&packed).map_err(|e| model_err(&self.dir, e))?;
+        self.check_rows(&rows_out, rows.len())?;
+        Ok(rows_out)
     }
 
     /// One relevance score per document, in input order, computed in batches of at most
     /// `batch_size` pairs of similar token length (pairs sorted by length, so a batch pads
-    /// little; padding changes no score): the logit for one-label models (ms-marco, bge-reranker), the
+    /// little; padding changes no score); a BERT model on the CPU packs pairs without padding
+    /// and batches them by tokens instead, about `batch_size x max_length` per batch (the same
+    /// memory bound): the logit for one-label models (ms-marco, bge-reranker), the
     /// log-odds `logit[1] - logit[0]` for two-label models. Higher is more relevant; the scale
     /// is the model's (ms-marco MiniLM logits lie roughly in -11..11).
     ///
@@ -406,13 +465,25 @@ impl CrossEncoder {
         let enc = self.encode_pairs(query, docs)?;
         let lens: Vec<usize> = enc.iter().map(real_len).collect();
         let mut out = vec![0.0f32; docs.len()];
-        let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
-        // Groups run in parallel on rayon's pool (candle's matrix products use the same pool),
-        // so the element-wise work of one group overlaps the products of another.
-        let results: Vec<Result<Vec<Vec<f32>>>> = groups
-            .par_iter()
-            .map(|group| self.forward_rows(&enc, group))
-            .collect();
+        let (groups, results): (Vec<Vec<usize>>, Vec<Result<Logits>>) =
+            if let Model::BertCpu(m) = &self.model {
+                let groups = token_batches(&lens, batch_size.saturating_mul(self.max_length));
+                let results = groups
+                    .iter()
+                    .map(|g| self.forward_packed(m, &enc, g))
+                    .collect();
+                (groups, results)
+            } else {
+                let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
+                // Groups run in parallel on rayon's pool (candle's matrix products use the
+                // same pool), so the element-wise work of one group overlaps the products of
+                // another.
+                let results = groups
+                    .par_iter()
+                    .map(|group| self.forward_rows(&enc, group))
+                    .collect();
+                (groups, results)
+            };
         for (group, logits) in groups.iter().zip(results) {
             for (&i, row) in group.iter().zip(logits?) {
                 out[i] = match row.as_slice() {
@@ -431,6 +502,34 @@ impl CrossEncoder {
     }
 }
 
+/// Rows of logits, one row per pair.
+type Logits = Vec<Vec<f32>>;
+
+/// Contiguous batches of pair indices for the packed CPU path, which pads nothing, so a batch
+/// only bounds memory: as few batches as keep each near `budget` tokens (a batch closes once it
+/// reaches its share, so it may pass that share by one pair), of about equal token counts. The
+/// shallow stage's 20 pairs of ~250 tokens are one batch under 16 x 512.
+fn token_batches(lens: &[usize], budget: usize) -> Vec<Vec<usize>> {
+    let total: usize = lens.iter().sum();
+    let batches = total.div_ceil(budget.max(1)).max(1);
+    let share = total.div_ceil(batches);
+    let mut groups = Vec::new();
+    let mut current = Vec::new();
+    let mut tokens = 0;
+    for (i, &n) in lens.iter().enumerate() {
+        if tokens >= share {
+            groups.push(std::mem::take(&mut current));
+            tokens = 0;
+        }
+        current.push(i);
+        tokens += n;
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    groups
+}
+
 /// Number of real (unpadded) tokens of an encoding: the padding is on the right.
 fn real_len(e: &Encoding) -> usize {
     e.get_attention_mask()
@@ -444,3 +543,6 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) mod qwen3_tests;
+
+#[cfg(test)]
+mod cpu_bert_tests;
