@@ -46,7 +46,7 @@ impl BertClassifier {
 
     /// The same classifier as plain f32 buffers for the CPU path over packed pairs.
     pub(crate) fn to_cpu(&self) -> Result<CpuBert> {
-        self.bert.to_cpu(&self.pooler, &self.classifier)
+        self.bert.to_cpu(Some((&self.pooler, &self.classifier)))
     }
 
     /// Logits `(batch, num_labels)` for `ids`, `types` and `mask`, each `(batch, seq)` u32;

@@ -18,7 +18,7 @@ use candle_core::{D, DType, Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, layer_norm, linear};
 use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
 
-use super::cpu_bert::{self, CpuBert, CpuLayer, Dense};
+use super::cpu_bert::{self, CpuBert, CpuLayer, Dense, Head};
 use super::kernels::{Activation, Norm};
 
 struct Layer {
@@ -101,9 +101,9 @@ impl BertEncoder {
         })
     }
 
-    /// The same encoder with `pooler` and `classifier` as plain f32 buffers for the CPU path
-    /// ([`CpuBert`]), which packs pairs without padding.
-    pub(crate) fn to_cpu(&self, pooler: &Linear, classifier: &Linear) -> Result<CpuBert> {
+    /// The same encoder, with `head` (pooler, classifier) when given, as plain f32 buffers
+    /// for the CPU path ([`CpuBert`]), which packs sequences without padding.
+    pub(crate) fn to_cpu(&self, head: Option<(&Linear, &Linear)>) -> Result<CpuBert> {
         let dense = |l: &Linear| -> Result<Dense> {
             match l.bias() {
                 Some(b) => Dense::new(l.weight(), b),
@@ -137,8 +137,13 @@ impl BertEncoder {
             types: flat(self.types.embeddings())?,
             ln_embeddings: norm(&self.ln_embeddings)?,
             layers,
-            pooler: dense(pooler)?,
-            classifier: dense(classifier)?,
+            head: match head {
+                Some((pooler, classifier)) => Some(Head {
+                    pooler: dense(pooler)?,
+                    classifier: dense(classifier)?,
+                }),
+                None => None,
+            },
             hidden: self.heads * self.head_dim,
             heads: self.heads,
             act: match self.act {

@@ -91,7 +91,16 @@ pub(crate) struct CpuLayer {
     pub ln_output: Norm,
 }
 
-/// A BERT sequence classifier as plain f32 buffers.
+/// The pooler and classification head of a sequence classifier.
+pub(crate) struct Head {
+    /// Pooler over the `[CLS]` state (tanh follows).
+    pub pooler: Dense,
+    /// Classification head.
+    pub classifier: Dense,
+}
+
+/// A BERT encoder, with a sequence-classification head or without one (a sentence encoder),
+/// as plain f32 buffers.
 pub(crate) struct CpuBert {
     /// Word embeddings, `(vocab, hidden)`.
     pub words: Vec<f32>,
@@ -103,10 +112,8 @@ pub(crate) struct CpuBert {
     pub ln_embeddings: Norm,
     /// The encoder layers.
     pub layers: Vec<CpuLayer>,
-    /// Pooler over the `[CLS]` state (tanh follows).
-    pub pooler: Dense,
-    /// Classification head.
-    pub classifier: Dense,
+    /// Pooler and classifier; `None` for a sentence encoder.
+    pub head: Option<Head>,
     /// Hidden width.
     pub hidden: usize,
     /// Attention heads.
@@ -130,9 +137,22 @@ impl CpuBert {
     /// Logits, `num_labels` per pair, in pair order.
     ///
     /// # Errors
-    /// When a token id, a type id or a pair's length is outside the model's tables, or the
-    /// packing is inconsistent.
+    /// When the model has no classification head, and see [`CpuBert::hidden_states`].
     pub(crate) fn logits(&self, input: &Packed) -> Result<Vec<Vec<f32>>> {
+        let Some(head) = &self.head else {
+            candle_core::bail!("the encoder has no classification head");
+        };
+        let x = self.hidden_states(input)?;
+        Ok(self.head(head, &x, input.offsets))
+    }
+
+    /// Last hidden states of every packed token, `(tokens, hidden)` row-major, in packing
+    /// order.
+    ///
+    /// # Errors
+    /// When a token id, a type id or a sequence's length is outside the model's tables, or
+    /// the packing is inconsistent.
+    pub(crate) fn hidden_states(&self, input: &Packed) -> Result<Vec<f32>> {
         let h = self.hidden;
         let tokens = input.ids.len();
         let offsets = input.offsets;
@@ -165,7 +185,7 @@ impl CpuBert {
             self.attention(layer, &mut x, &mut qkv, &mut ctx, offsets);
             self.feed_forward(layer, &mut x);
         }
-        Ok(self.head(&x, offsets))
+        Ok(x)
     }
 
     /// Word + position + type embeddings, LayerNorm: `(tokens, hidden)`.
@@ -271,7 +291,7 @@ impl CpuBert {
     }
 
     /// `classifier(tanh(pooler(h[CLS])))` for each pair (its first token).
-    fn head(&self, x: &[f32], offsets: &[usize]) -> Vec<Vec<f32>> {
+    fn head(&self, head: &Head, x: &[f32], offsets: &[usize]) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let pairs = offsets.len() - 1;
         let mut cls = Vec::with_capacity(pairs * h);
@@ -279,16 +299,16 @@ impl CpuBert {
             cls.extend_from_slice(&x[o * h..(o + 1) * h]);
         }
         let mut pooled = vec![0.0f32; pairs * h];
-        self.pooler.product(&cls, pairs, &mut pooled, false);
+        head.pooler.product(&cls, pairs, &mut pooled, false);
         for row in pooled.chunks_exact_mut(h) {
-            for (v, b) in row.iter_mut().zip(&self.pooler.bias) {
+            for (v, b) in row.iter_mut().zip(&head.pooler.bias) {
                 *v = (*v + b).tanh();
             }
         }
-        let labels = self.classifier.outputs;
+        let labels = head.classifier.outputs;
         let mut logits = vec![0.0f32; pairs * labels];
-        self.classifier.product(&pooled, pairs, &mut logits, false);
-        kernels::add_bias(&mut logits, &self.classifier.bias);
+        head.classifier.product(&pooled, pairs, &mut logits, false);
+        kernels::add_bias(&mut logits, &head.classifier.bias);
         logits.chunks_exact(labels).map(<[f32]>::to_vec).collect()
     }
 }

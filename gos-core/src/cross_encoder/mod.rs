@@ -40,7 +40,7 @@ pub mod scorer;
 mod xlm_roberta;
 
 // The CPU path of BERT cross-encoders: pairs packed without padding, hand-written kernels.
-mod cpu_bert;
+pub(crate) mod cpu_bert;
 mod kernels;
 
 pub use pair::truncate_chars;

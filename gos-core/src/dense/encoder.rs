@@ -8,6 +8,7 @@
 //! ../shared/docs/toolchain-notes.md).
 
 use crate::cross_encoder::bert_encoder::BertEncoder;
+use crate::cross_encoder::cpu_bert::{CpuBert, Packed};
 use crate::dense::pooling::{Pooling, PoolingMode};
 use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};
@@ -30,6 +31,9 @@ pub const DEFAULT_BATCH_SIZE: usize = 32;
 /// A loaded sentence encoder.
 pub struct SentenceEncoder {
     model: BertEncoder,
+    /// The same model as plain buffers for the CPU ([`CpuBert`]): texts packed without
+    /// padding. `None` on other devices, which run `model`.
+    cpu: Option<CpuBert>,
     tokenizer: Tokenizer,
     device: Device,
     model_id: String,
@@ -158,8 +162,17 @@ impl SentenceEncoder {
             vb
         };
         let model = BertEncoder::load(vb, &config).map_err(|e| model_err(&weights_path, e))?;
+        let cpu = match device {
+            Device::Cpu => Some(
+                model
+                    .to_cpu(None)
+                    .map_err(|e| model_err(&weights_path, e))?,
+            ),
+            _ => None,
+        };
         Ok(SentenceEncoder {
             model,
+            cpu,
             tokenizer,
             device: device.clone(),
             model_id: model_id(dir)?,
@@ -229,6 +242,9 @@ impl SentenceEncoder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| model_err(here, e))?;
+        if let Some(cpu) = &self.cpu {
+            return self.encode_packed(cpu, &enc, texts.len());
+        }
         let len = enc.first().map(|e| e.get_ids().len()).unwrap_or(0);
         let n = enc.len();
         let mut ids = Vec::with_capacity(n * len);
@@ -283,6 +299,73 @@ impl SentenceEncoder {
             .and_then(|t| t.to_vec2::<f32>())
             .map_err(|e| model_err(here, e))?;
         check_rows(&rows, texts.len(), self.dim).map_err(|reason| model_err(here, reason))?;
+        Ok(rows)
+    }
+}
+
+impl SentenceEncoder {
+    /// [`SentenceEncoder::encode`] on the CPU: the texts' tokens (padding dropped) packed one
+    /// after another through [`CpuBert`], then pooled and normalized per text in f32, the
+    /// same arithmetic as the padded candle path.
+    fn encode_packed(
+        &self,
+        cpu: &CpuBert,
+        enc: &[tokenizers::Encoding],
+        texts: usize,
+    ) -> Result<Vec<Vec<f32>>> {
+        let here = Path::new("<encoder>");
+        let (mut ids, mut types, mut offsets) = (Vec::new(), Vec::new(), vec![0usize]);
+        for e in enc {
+            for ((id, ty), m) in e
+                .get_ids()
+                .iter()
+                .zip(e.get_type_ids())
+                .zip(e.get_attention_mask())
+            {
+                if *m == 1 {
+                    ids.push(*id);
+                    types.push(*ty);
+                }
+            }
+            if ids.len() == *offsets.last().unwrap_or(&0) {
+                return Err(model_err(here, "a text tokenized to no token"));
+            }
+            offsets.push(ids.len());
+        }
+        let hidden = cpu
+            .hidden_states(&Packed {
+                ids: &ids,
+                types: &types,
+                offsets: &offsets,
+            })
+            .map_err(|e| model_err(here, e))?;
+        let dim = self.dim;
+        let rows: Vec<Vec<f32>> = offsets
+            .windows(2)
+            .map(|w| {
+                let tokens = &hidden[w[0] * dim..w[1] * dim];
+                let mut v = match self.pooling.mode {
+                    PoolingMode::Mean => {
+                        let mut sum = vec![0.0f32; dim];
+                        for row in tokens.chunks_exact(dim) {
+                            for (s, x) in sum.iter_mut().zip(row) {
+                                *s += x;
+                            }
+                        }
+                        let count = (w[1] - w[0]) as f32;
+                        sum.iter().map(|s| s / count).collect::<Vec<f32>>()
+                    }
+                    PoolingMode::Cls => tokens[..dim].to_vec(),
+                    PoolingMode::LastToken => tokens[tokens.len() - dim..].to_vec(),
+                };
+                if self.pooling.normalize {
+                    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                    v.iter_mut().for_each(|x| *x /= norm);
+                }
+                v
+            })
+            .collect();
+        check_rows(&rows, texts, dim).map_err(|reason| model_err(here, reason))?;
         Ok(rows)
     }
 }
