@@ -52,6 +52,11 @@ fn build_with_a_model_then_retrieve_with_hybrid_seeds_by_default() {
     assert!(r["timings_ms"]["encode"].as_f64().unwrap() > 0.0);
     let top = r["top_dense_score"].as_f64().unwrap();
     assert!((0.3..=1.0).contains(&top), "{top}");
+    let task_coverage = r["lexical_coverage"].as_f64().unwrap();
+    assert!(
+        task_coverage > 0.0 && task_coverage <= 1.0,
+        "{task_coverage}"
+    );
     let ids: Vec<&str> = r["skills"]
         .as_array()
         .unwrap()
@@ -69,6 +74,12 @@ fn build_with_a_model_then_retrieve_with_hybrid_seeds_by_default() {
     );
     assert_eq!(r["status"], "NO_SKILL_HIT");
     assert!(r["top_dense_score"].as_f64().unwrap() < 0.3);
+    // The lexical evidence agrees: the question shares less of its terms with the best hits.
+    let question_coverage = r["lexical_coverage"].as_f64().unwrap();
+    assert!(
+        question_coverage < task_coverage,
+        "{question_coverage} vs {task_coverage}"
+    );
 
     // --no-embed wins over GOS_MODEL_DIR; dense seeds then fail with a clear message.
     let plain = tmp.path().join("plain");

@@ -28,7 +28,9 @@ pub struct CallTimings {
 /// and `source`; `facet` with coverage selection on), `rendered_context`, `no_hit_reason` (why
 /// there is no bundle, `null` with one),
 /// `context_chars`, `limits_applied` (caps applied to the query, with what they cut), `seeds` (`id`, `rank`, `score`, `weight`), `top_seed_score`,
-/// `top_dense_score`, `rewrite` (`rewrite` as given, `null` without one) and `timings_ms`
+/// `top_dense_score`, `lexical_coverage` (the overlap coefficient the coverage floor reads,
+/// 0..=1, [`gos_core::relevance::LexicalCoverage::overlap`]), `rewrite` (`rewrite` as given,
+/// `null` without one) and `timings_ms`
 /// (the stage timings of `r` plus `timings`).
 pub fn bundle_json(
     ws: &Workspace,
@@ -85,6 +87,7 @@ pub fn bundle_json(
         })).collect::<Vec<_>>(),
         "top_seed_score": r.top_seed_score,
         "top_dense_score": r.top_dense_score,
+        "lexical_coverage": r.lexical_coverage.overlap,
         "rewrite": rewrite,
         "timings_ms": {
             "open": timings.open,
