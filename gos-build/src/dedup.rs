@@ -26,7 +26,7 @@
 //!    (at least [`DedupParams::threshold`]), so no pair below the threshold is ever grouped;
 //!    groups are the connected components of confirmed pairs.
 //! 5. A confirmed pair must also name one skill: one normalized name (frontmatter name or
-//!    folder name, lower-cased words joined by `-`) contains the other's, or their
+//!    folder name, lower-cased words joined by `-`) holds the other's as whole words, or their
 //!    descriptions share at least [`DedupParams::min_description_overlap`] of the shorter
 //!    one's words (the overlap coefficient; a pair with an empty description passes). Copies
 //!    keep a name or rewrite the description around the same words; skills generated from one
@@ -102,8 +102,10 @@ fn normalized_name(name: &str) -> String {
 fn same_skill(a: &DedupDoc, b: &DedupDoc, min_description_overlap: f64) -> bool {
     let names = |d: &DedupDoc| [normalized_name(d.name), normalized_name(d.folder)];
     let (na, nb) = (names(a), names(b));
-    let contains =
-        |x: &String, y: &String| !x.is_empty() && !y.is_empty() && x.contains(y.as_str());
+    // Whole words: `xlsx` is inside `xlsx-official`, `ml` is not inside `html-tools`.
+    let contains = |x: &String, y: &String| {
+        !x.is_empty() && !y.is_empty() && format!("-{x}-").contains(&format!("-{y}-"))
+    };
     if na
         .iter()
         .any(|x| nb.iter().any(|y| contains(x, y) || contains(y, x)))
@@ -436,5 +438,18 @@ mod tests {
         };
         assert_eq!(groups(&pkgs, &off), vec![(0..7).collect::<Vec<_>>()]);
         assert_eq!(normalized_name("Senior ML_Engineer"), "senior-ml-engineer");
+        // Names match as whole words only.
+        let named = |name| DedupDoc {
+            body: "",
+            name,
+            folder: name,
+            description: "Unrelated words here.",
+        };
+        let other = DedupDoc {
+            description: "Nothing in common.",
+            ..named("ml")
+        };
+        assert!(!same_skill(&named("html-tools"), &other, 0.5));
+        assert!(same_skill(&named("ml-ops"), &other, 0.5));
     }
 }

@@ -157,7 +157,9 @@ pub struct LexicalCoverage {
 
 /// The coverage of analyzed `query_terms` by the analyzed name and description terms of the
 /// best hits `skills` (the first [`COVERAGE_HITS`] are read), each distinct term weighted by
-/// `idf` (> 0). All 0 without hits or terms. Cost: one `idf` call per distinct term.
+/// `idf` (> 0). All 0 without hits or terms. "Name and description" here is the display
+/// name, the folder name, the description and the capability of each hit. Cost: one `idf`
+/// call per distinct term of the query and of each hit.
 ///
 /// # Errors
 /// The first error of `idf`.

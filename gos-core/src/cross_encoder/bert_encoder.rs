@@ -1,6 +1,7 @@
-//! The BERT encoder of the cross-encoder on candle's tensors (any device; the cross-encoder
-//! uses it on a GPU, and on the CPU converts it with [`BertEncoder::to_cpu`] to the packed,
-//! padding-free [`CpuBert`]). The stage runs once per query over 20-100 pairs.
+//! The BERT encoder of the cross-encoder and of the sentence encoder
+//! ([`crate::dense::SentenceEncoder`]) on candle's tensors (any device; both use it on a GPU,
+//! and on the CPU convert it with [`BertEncoder::to_cpu`] to the packed, padding-free
+//! [`CpuBert`]). The cross-encoder stage runs once per query over 20-100 pairs.
 //!
 //! Same arithmetic as Hugging Face `BertModel` (absolute positions, post-LayerNorm blocks), with
 //! the work a pair does not need left out:
@@ -45,7 +46,7 @@ pub(crate) struct BertEncoder {
 
 impl BertEncoder {
     /// Load from `vb` (already at the encoder's prefix). Only absolute position embeddings are
-    /// supported (every BERT cross-encoder gos knows of uses them).
+    /// supported (every BERT cross-encoder and sentence encoder gos knows of uses them).
     pub(crate) fn load(vb: VarBuilder, config: &Config) -> Result<Self> {
         if config.position_embedding_type != PositionEmbeddingType::Absolute {
             candle_core::bail!("only absolute position embeddings are supported");

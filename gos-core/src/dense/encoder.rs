@@ -28,12 +28,18 @@ pub const DEFAULT_MAX_SEQ_LENGTH: usize = 256;
 /// throughput in the measurements of ../shared/docs/toolchain-notes.md.
 pub const DEFAULT_BATCH_SIZE: usize = 32;
 
+/// How the encoder runs.
+enum Backend {
+    /// On the CPU: the model as plain buffers ([`CpuBert`]), texts packed without padding.
+    /// The candle weights are dropped once converted.
+    Packed(CpuBert),
+    /// On other devices: candle tensors, texts padded to the longest of the batch.
+    Candle(BertEncoder),
+}
+
 /// A loaded sentence encoder.
 pub struct SentenceEncoder {
-    model: BertEncoder,
-    /// The same model as plain buffers for the CPU ([`CpuBert`]): texts packed without
-    /// padding. `None` on other devices, which run `model`.
-    cpu: Option<CpuBert>,
+    backend: Backend,
     tokenizer: Tokenizer,
     device: Device,
     model_id: String,
@@ -162,17 +168,16 @@ impl SentenceEncoder {
             vb
         };
         let model = BertEncoder::load(vb, &config).map_err(|e| model_err(&weights_path, e))?;
-        let cpu = match device {
-            Device::Cpu => Some(
+        let backend = match device {
+            Device::Cpu => Backend::Packed(
                 model
                     .to_cpu(None)
                     .map_err(|e| model_err(&weights_path, e))?,
             ),
-            _ => None,
+            _ => Backend::Candle(model),
         };
         Ok(SentenceEncoder {
-            model,
-            cpu,
+            backend,
             tokenizer,
             device: device.clone(),
             model_id: model_id(dir)?,
@@ -226,9 +231,10 @@ impl SentenceEncoder {
 
     /// Embed one batch of texts: `texts.len()` vectors of [`Self::dim`] f32 each, in input
     /// order, pooled by [`Self::pooling`] and L2-normalized when the model has a Normalize
-    /// module (or no modules.json). The batch is padded to its longest text; padding does not
-    /// change a text's vector (mean and last-token pooling read the attention mask, \[CLS\] is
-    /// first). An empty text embeds \[CLS\]\[SEP\].
+    /// module (or no modules.json). On the CPU the texts are packed without padding; on other
+    /// devices the batch is padded to its longest text, and padding does not change a text's
+    /// vector (mean and last-token pooling read the attention mask, \[CLS\] is first). An
+    /// empty text embeds \[CLS\]\[SEP\].
     ///
     /// # Errors
     /// [`Error::Model`] on tokenizer or tensor failures, and when the model returns another
@@ -242,9 +248,10 @@ impl SentenceEncoder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| model_err(here, e))?;
-        if let Some(cpu) = &self.cpu {
-            return self.encode_packed(cpu, &enc, texts.len());
-        }
+        let model = match &self.backend {
+            Backend::Packed(cpu) => return self.encode_packed(cpu, &enc, texts.len()),
+            Backend::Candle(model) => model,
+        };
         let len = enc.first().map(|e| e.get_ids().len()).unwrap_or(0);
         let n = enc.len();
         let mut ids = Vec::with_capacity(n * len);
@@ -262,7 +269,7 @@ impl SentenceEncoder {
         let pooled = (|| -> candle_core::Result<Tensor> {
             let padded = enc.iter().any(|e| e.get_attention_mask().contains(&0));
             // (n, len, dim); the mask matters only when some text was padded.
-            let hidden = self.model.forward(&ids, &types, padded.then_some(&mask))?;
+            let hidden = model.forward(&ids, &types, padded.then_some(&mask))?;
             let pooled = match self.pooling.mode {
                 PoolingMode::Mean => {
                     let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
