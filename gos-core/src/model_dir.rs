@@ -28,3 +28,20 @@ pub(crate) fn require_file(dir: &Path, file: &str, kind: &str, hint: &str) -> Re
         ))
     }
 }
+
+/// `dir/config.json` parsed, or JSON `null` when the file does not exist (the model's own
+/// loader then names the missing file and where to get the model). Used to pick a model
+/// family before loading.
+///
+/// # Errors
+/// [`Error::Model`] when the file is not valid JSON, [`Error::Io`] when it cannot be read.
+pub(crate) fn read_config(dir: &Path) -> Result<serde_json::Value> {
+    let path = dir.join("config.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| model_err(&path, format!("invalid JSON: {e}")))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(serde_json::Value::Null),
+        Err(e) => Err(Error::io(&path, e)),
+    }
+}

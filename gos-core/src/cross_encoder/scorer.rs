@@ -8,8 +8,8 @@
 
 use crate::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, Qwen3Reranker};
 use crate::dense::qwen3::is_qwen3;
-use crate::error::{Error, Result};
-use crate::model_dir::model_err;
+use crate::error::Result;
+use crate::model_dir::read_config;
 
 /// A relevance model over (query, document) pairs.
 pub trait PairScorer: Send + Sync + std::fmt::Debug {
@@ -52,14 +52,7 @@ pub fn load_pair_scorer(
     device: &candle_core::Device,
     max_length: Option<usize>,
 ) -> Result<Box<dyn PairScorer>> {
-    let config_path = dir.join("config.json");
-    let config: serde_json::Value = match std::fs::read_to_string(&config_path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| model_err(&config_path, format!("invalid JSON: {e}")))?,
-        // CrossEncoder::load names the missing file.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Value::Null,
-        Err(e) => return Err(Error::io(&config_path, e)),
-    };
+    let config = read_config(dir)?;
     if is_qwen3(&config) {
         return Ok(Box::new(Qwen3Reranker::load(dir, device, max_length)?));
     }

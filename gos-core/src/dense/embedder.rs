@@ -8,8 +8,8 @@
 
 use crate::dense::SentenceEncoder;
 use crate::dense::qwen3::{Qwen3Embedder, is_qwen3};
-use crate::error::{Error, Result};
-use crate::model_dir::model_err;
+use crate::error::Result;
+use crate::model_dir::read_config;
 
 /// An embedding model: texts in, unit vectors out.
 ///
@@ -85,14 +85,7 @@ pub fn load_embedder(
     dir: &std::path::Path,
     device: &candle_core::Device,
 ) -> Result<Box<dyn TextEmbedder>> {
-    let config_path = dir.join("config.json");
-    let config: serde_json::Value = match std::fs::read_to_string(&config_path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| model_err(&config_path, format!("invalid JSON: {e}")))?,
-        // SentenceEncoder::load names the missing file and how to get the default model.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Value::Null,
-        Err(e) => return Err(Error::io(&config_path, e)),
-    };
+    let config = read_config(dir)?;
     if is_qwen3(&config) {
         Ok(Box::new(Qwen3Embedder::load(dir, device, None)?))
     } else {
