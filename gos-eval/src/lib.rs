@@ -55,6 +55,7 @@ pub mod error;
 pub mod failure;
 pub mod harness;
 pub mod metrics;
+pub mod param;
 pub mod peer;
 pub mod plots;
 pub mod report;
