@@ -28,6 +28,7 @@ mod library_args;
 mod lint_cmd;
 mod show_cmd;
 mod watch_cmd;
+mod workspace_arg;
 
 // Retrieval pipelines (issue 15).
 mod pipeline_args;
@@ -66,7 +67,10 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|mut e| {
+        workspace_arg::explain_missing(&mut e);
+        e.exit()
+    });
     let result = match cli.command {
         // `gos build` exits with status 3 when the workspace was written but the LLM layer
         // could not serve every node (docs/llm.md).

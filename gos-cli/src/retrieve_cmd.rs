@@ -8,7 +8,7 @@ use gos_core::hydrate::Budgets;
 use gos_core::ppr::PprParams;
 use gos_core::rerank::RerankerKind;
 use gos_core::sanitize;
-use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_core::{RetrieveOptions, Retriever};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -62,8 +62,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let opts = options(&args);
     let pipeline_spec = crate::pipeline_args::spec(&args)?;
     let t_open = Instant::now();
-    let ws = Workspace::open(&args.workspace)
-        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     // A pipeline without a gos stage never asks the retriever for more than the workspace.
     let gos_stage = pipeline_spec.as_ref().is_none_or(|p| {
         p.stages

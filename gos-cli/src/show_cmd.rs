@@ -4,7 +4,7 @@
 use crate::args::ShowArgs;
 use anyhow::{Result, bail};
 use gos_core::skill::Provenance;
-use gos_core::{Field, SkillEdge, SkillNode, Workspace};
+use gos_core::{Field, SkillEdge, SkillNode};
 use serde::Serialize;
 
 /// Another skill that looks like a copy: same SKILL.md bytes, or the same name.
@@ -15,7 +15,7 @@ struct NearDuplicate<'a> {
 }
 
 pub fn run(args: ShowArgs) -> Result<()> {
-    let ws = Workspace::open(&args.workspace)?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     let nodes = &ws.manifest().nodes;
     let Some(i) = ws.index_of(&args.id) else {
         let like: Vec<&str> = nodes

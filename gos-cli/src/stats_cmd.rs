@@ -1,14 +1,13 @@
 //! `gos stats`.
 
 use crate::StatsArgs;
-use anyhow::{Context, Result};
-use gos_core::{EdgeType, Workspace};
+use anyhow::Result;
+use gos_core::EdgeType;
 use serde_json::json;
 use std::collections::BTreeMap;
 
 pub fn run(args: StatsArgs) -> Result<()> {
-    let ws = Workspace::open(&args.workspace)
-        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     let g = ws.graph();
     let mut by_type: BTreeMap<&str, usize> =
         EdgeType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
