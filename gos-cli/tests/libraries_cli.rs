@@ -375,3 +375,37 @@ fn config_file_next_to_the_workspace_gives_roots_and_refuses_keys() {
     );
     assert!(!err.contains("sk-123"), "{err}");
 }
+
+/// A misspelt id gets the close ids, as the MCP `get_skill` tool gives them.
+#[test]
+fn show_with_a_misspelt_id_names_close_matches() {
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().join("ws");
+    ok(&gos()
+        .arg("build")
+        .arg(repo().join("fixtures/library"))
+        .arg("-w")
+        .arg(&ws)
+        .arg("-q")
+        .output()
+        .unwrap());
+    let o = gos()
+        .args(["show", "geo/geojson-reprojet", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no skill `geo/geojson-reprojet`; did you mean: geo/geojson-reproject"),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with('?'), "{err}");
+    let o = gos()
+        .args(["show", "zzqqxx", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no id close to it"), "{err}");
+}
