@@ -409,3 +409,33 @@ fn show_with_a_misspelt_id_names_close_matches() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no id close to it"), "{err}");
 }
+
+/// `gos stats` keeps a space between each count and its label, `via declared` included.
+#[test]
+fn stats_separates_every_provenance_from_its_count() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = t.path().join("lib");
+    write_skill(&lib, "a/unzip", &skill("unzip"));
+    write_skill(
+        &lib,
+        "a/report",
+        "---\nname: report\ndescription: Writes a report. Use when a report is asked for.\n\
+         requires: unzip\n---\n# report\n\nBody.\n",
+    );
+    let ws = t.path().join("ws");
+    ok(&gos()
+        .arg("build")
+        .arg(&lib)
+        .arg("-w")
+        .arg(&ws)
+        .arg("-q")
+        .output()
+        .unwrap());
+    let text = ok(&gos().args(["stats", "-w"]).arg(&ws).output().unwrap());
+    assert!(text.contains("\n  via declared 1\n"), "{text}");
+    for line in text.lines().filter(|l| l.starts_with("  ")) {
+        let (label, count) = line.trim().rsplit_once(' ').unwrap();
+        assert!(count.parse::<usize>().is_ok(), "{line}");
+        assert!(!label.ends_with(|c: char| c.is_ascii_digit()), "{line}");
+    }
+}
