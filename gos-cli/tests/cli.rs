@@ -233,6 +233,40 @@ fn a_workspace_flag_on_a_library_or_a_repository_suggests_a_separate_directory()
     }
 }
 
+/// `echo TASK | gos retrieve -`: the final newline is not part of the query, and the bundle
+/// is the one of the same task given as an argument.
+#[test]
+fn a_stdin_query_drops_its_final_newlines_and_retrieves_as_the_argument_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    build_fixtures(&ws);
+    let task = "Build a phylogenetic tree\nfrom COX1 sequences in a FASTA file";
+    let mut child = gos()
+        .args(["retrieve", "--json", "-w"])
+        .arg(&ws)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{task}\r\n\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let piped: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(piped["query"], task);
+    let given: Value = serde_json::from_slice(&run_ok(
+        gos().args(["retrieve", "--json", "-w"]).arg(&ws).arg(task),
+    ))
+    .unwrap();
+    assert_eq!(piped["skills"], given["skills"]);
+    assert_eq!(piped["rendered_context"], given["rendered_context"]);
+}
+
 /// Kill a build of a large generated library part-way: the previous workspace is untouched
 /// and still opens, and the next build cleans the leftover staging directory.
 #[test]
