@@ -89,8 +89,58 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `e` and its causes, outermost first, joined by `: ` (anyhow's `{:#}`), leaving out a cause
+/// whose text the message before it already holds: several libraries' errors both quote their
+/// source in their message and return it from `source()`, which printed it twice.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_chain;
+
+    #[test]
+    fn a_cause_the_message_already_quotes_is_printed_once() {
+        /// An error that quotes its source and returns it too.
+        #[derive(Debug)]
+        struct Quoting(std::io::Error);
+        impl std::fmt::Display for Quoting {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "loading the encoder: {}", self.0)
+            }
+        }
+        impl std::error::Error for Quoting {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = std::io::Error::other("missing config.json");
+        let e = anyhow::Error::new(Quoting(io)).context("starting the server");
+        assert_eq!(
+            error_chain(&e),
+            "starting the server: loading the encoder: missing config.json"
+        );
+        let plain = anyhow::anyhow!("missing config.json").context("loading the encoder");
+        assert_eq!(
+            error_chain(&plain),
+            "loading the encoder: missing config.json"
+        );
     }
 }
