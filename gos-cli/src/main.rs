@@ -35,6 +35,7 @@ mod pipeline_args;
 
 use args::{Cli, Command};
 use clap::Parser;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 pub use args::{BuildArgs, EvalArgs, RetrieveArgs, StatsArgs, SynthArgs};
@@ -66,6 +67,10 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+        ))
         .init();
     let cli = Cli::try_parse().unwrap_or_else(|mut e| {
         workspace_arg::explain_missing(&mut e);
@@ -95,6 +100,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether log lines on stderr carry ANSI colour codes: only on a terminal, and not when
+/// `NO_COLOR` is set to anything but the empty string (https://no-color.org), so a log
+/// redirected to a file (`gos serve 2>gos.log`) holds plain text.
+fn colour(stderr_is_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    stderr_is_terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
 /// `e` and its causes, outermost first, joined by `: ` (anyhow's `{:#}`), leaving out a cause
 /// whose text the message before it already holds: several libraries' errors both quote their
 /// source in their message and return it from `source()`, which printed it twice.
@@ -114,7 +126,16 @@ fn error_chain(e: &anyhow::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::error_chain;
+    use super::{colour, error_chain};
+    use std::ffi::OsStr;
+
+    #[test]
+    fn log_colours_only_on_a_terminal_without_no_color() {
+        assert!(colour(true, None));
+        assert!(colour(true, Some(OsStr::new(""))));
+        assert!(!colour(true, Some(OsStr::new("1"))));
+        assert!(!colour(false, None));
+    }
 
     #[test]
     fn a_cause_the_message_already_quotes_is_printed_once() {
