@@ -1,8 +1,9 @@
 //! `gos`: dependency-aware retrieval of agent skills, from the command line.
 //!
 //! Every flag is defined in [`args`]; each subcommand's work lives in its own module
-//! (`build_cmd`, `retrieve_cmd`, `stats_cmd`, `eval_cmd`, `synth_cmd`), which maps the flags to
-//! library options, calls the library, and formats the output.
+//! (`build_cmd`, `retrieve_cmd`, `stats_cmd`, `eval_cmd`, `synth_cmd`, `mcp_cmd`, `serve_cmd`,
+//! `lint_cmd`, `show_cmd`, `export_cmd`, `completions_cmd`), which maps the flags to library
+//! options, calls the library, and formats the output.
 
 // Flag doc comments are the --help text, where URLs are written bare.
 #![allow(rustdoc::bare_urls)]
