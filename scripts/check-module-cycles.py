@@ -22,14 +22,10 @@ a child using `super::` items) is containment, not a dependency between peers, a
 edge.
 
 Every elementary cycle of every graph is reported with the file and line of each reference that
-makes its edges. Exit status: 0 without cycles, 1 with a cycle that is not allowed, or with an
-`--allow` entry that matches no cycle any more (so a stale entry is removed), 2 on a usage error.
-
-  --allow CRATE:MOD1,MOD2[,...]   accept the cycle whose modules are exactly MOD1, MOD2, ...
-                                  (nested modules written `args::serve`); repeatable.
-  --edges                         also print every edge (the module graph of each crate).
-
-Standard library only (Python 3.11+ for tomllib).
+makes its edges. `--allow CRATE:MOD1,MOD2` accepts the cycle made of exactly those modules of
+package CRATE (nested ones written `args::serve`). Exit status: 0 without cycles, 1 with a cycle
+that is not allowed or an `--allow` entry that matches no cycle any more (so a stale entry gets
+removed), 2 on a usage error. Standard library only (Python 3.11+ for tomllib).
 """
 
 from __future__ import annotations
@@ -52,6 +48,18 @@ MAX_CYCLES = 50
 # Source text: comments, strings and #[cfg(test)] items blanked, offsets and lines kept.
 
 
+RAW_STRING = re.compile(r'b?r(#*)"')
+CFG_TEST = re.compile(r"#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]")
+NEXT_ATTR = re.compile(r"\s*#\s*\[")
+
+
+def _blank(out: list[str], a: int, b: int) -> None:
+    """Spaces over `out[a:b]`, newlines kept."""
+    for k in range(a, min(b, len(out))):
+        if out[k] != "\n":
+            out[k] = " "
+
+
 def strip_comments_and_strings(src: str) -> str:
     """`src` with every comment and string or char literal replaced by spaces (newlines
     kept), so that offsets and line numbers match the original."""
@@ -59,18 +67,13 @@ def strip_comments_and_strings(src: str) -> str:
     n = len(src)
     i = 0
 
-    def blank(a: int, b: int) -> None:
-        for k in range(a, min(b, n)):
-            if out[k] != "\n":
-                out[k] = " "
-
     while i < n:
         c = src[i]
         nxt = src[i + 1] if i + 1 < n else ""
         if c == "/" and nxt == "/":
             j = src.find("\n", i)
             j = n if j < 0 else j
-            blank(i, j)
+            _blank(out, i, j)
             i = j
         elif c == "/" and nxt == "*":
             depth, j = 1, i + 2
@@ -81,19 +84,19 @@ def strip_comments_and_strings(src: str) -> str:
                     depth, j = depth - 1, j + 2
                 else:
                     j += 1
-            blank(i, j)
+            _blank(out, i, j)
             i = j
-        elif (m := re.compile(r'b?r(#*)"').match(src, i)) and not _ident_char_before(src, i):
+        elif (m := RAW_STRING.match(src, i)) and not _ident_char_before(src, i):
             close = '"' + m.group(1)
             j = src.find(close, m.end())
             j = n if j < 0 else j + len(close)
-            blank(i, j)
+            _blank(out, i, j)
             i = j
         elif c == '"' or (c == "b" and nxt == '"' and not _ident_char_before(src, i)):
             j = i + (2 if c == "b" else 1)
             while j < n and src[j] != '"':
                 j += 2 if src[j] == "\\" else 1
-            blank(i, j + 1)
+            _blank(out, i, j + 1)
             i = j + 1
         elif c == "'":
             # A char literal ('x', '\n', '\u{1F600}'), or a lifetime / label ('a, 'static).
@@ -102,10 +105,10 @@ def strip_comments_and_strings(src: str) -> str:
                 j = i + 3
                 while j < n and src[j] != "'":
                     j += 1
-                blank(i, j + 1)
+                _blank(out, i, j + 1)
                 i = j + 1
             elif i + 2 < n and src[i + 2] == "'":
-                blank(i, i + 3)
+                _blank(out, i, i + 3)
                 i += 3
             else:
                 i += 1
@@ -116,9 +119,6 @@ def strip_comments_and_strings(src: str) -> str:
 
 def _ident_char_before(src: str, i: int) -> bool:
     return i > 0 and (src[i - 1].isalnum() or src[i - 1] == "_")
-
-
-CFG_TEST = re.compile(r"#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]")
 
 
 def _matching(text: str, i: int, open_c: str, close_c: str) -> int:
@@ -141,16 +141,8 @@ def blank_cfg_test(text: str) -> str:
     pos = 0
     while m := CFG_TEST.search(text, pos):
         j = m.end()
-        # Further attributes of the same item.
-        while True:
-            k = j
-            while k < len(text) and text[k].isspace():
-                k += 1
-            if text.startswith("#", k) and text[k + 1 : k + 2].strip() in ("[", ""):
-                b = text.find("[", k)
-                j = _matching(text, b, "[", "]")
-            else:
-                break
+        while a := NEXT_ATTR.match(text, j):  # further attributes of the same item
+            j = _matching(text, a.end() - 1, "[", "]")
         # The item: up to the first `;` or the end of the first `{...}` at depth 0.
         depth, end = 0, len(text)
         for k in range(j, len(text)):
@@ -165,9 +157,7 @@ def blank_cfg_test(text: str) -> str:
             elif ch == "{" and depth == 0:
                 end = _matching(text, k, "{", "}")
                 break
-        for k in range(m.start(), end):
-            if out[k] != "\n":
-                out[k] = " "
+        _blank(out, m.start(), end)
         pos = end
     return "".join(out)
 
@@ -190,10 +180,6 @@ class Module:
     source: str
     text: str
     children: dict[str, "Module"] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return "::".join(self.path) or "crate"
 
 
 MOD_DECL = re.compile(
@@ -415,6 +401,7 @@ def crate_graphs(root: Module) -> dict[tuple[str, ...], Graph]:
         if not module.path:
             continue
         refs, _ = references(module)
+        lines = module.source.splitlines()
         for ref in refs:
             target = resolve(ref.segments, module, root, root_binds)
             if target is None:
@@ -431,7 +418,7 @@ def crate_graphs(root: Module) -> dict[tuple[str, ...], Graph]:
             graph.setdefault(a, {})
             edge = graph[a].setdefault(b, Edge())
             line = line_of(module.text, ref.offset)
-            code = module.source.splitlines()[line - 1].strip()
+            code = lines[line - 1].strip()
             if (module.file, line, code) not in edge.evidence:
                 edge.evidence.append((module.file, line, code))
     return graphs
@@ -530,43 +517,63 @@ def crate_targets(workspace: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def parse_allow(entries: list[str]) -> dict[tuple[str, frozenset[str]], str]:
+Allowed = dict[tuple[str, frozenset[str]], str]
+
+
+def parse_allow(entries: list[str]) -> Allowed:
+    """`--allow` entries by (package name, module set). Raises ValueError on a bad entry."""
     allowed = {}
     for e in entries:
         crate, sep, mods = e.partition(":")
         names = frozenset(m.strip() for m in mods.split(",") if m.strip())
         if not sep or not crate.strip() or len(names) < 2:
-            raise SystemExit(f"error: --allow {e!r}: expected CRATE:MOD1,MOD2[,...]")
+            raise ValueError(f"error: --allow {e!r}: expected CRATE:MOD1,MOD2[,...]")
         allowed[(crate.strip(), names)] = e
     return allowed
 
 
+def report(label: str, graph: Graph, ws: Path, allowed: Allowed, used: set) -> tuple[int, int]:
+    """Print every cycle of `graph` with its evidence; returns (failing, allowed) counts and
+    adds the allow entries it matched to `used`."""
+    failing = accepted = 0
+    for comp in sccs(graph):
+        cycles, truncated = elementary_cycles(graph, comp)
+        for cycle in cycles:
+            key = (label.split(" ")[0], frozenset(cycle))
+            ok = key in allowed
+            if ok:
+                used.add(key)
+                accepted += 1
+            else:
+                failing += 1
+            tag = "allowed module cycle" if ok else "module cycle"
+            print(f"{label}: {tag} {' -> '.join(cycle + [cycle[0]])}")
+            for a, b in zip(cycle, cycle[1:] + cycle[:1]):
+                ev = graph[a][b].evidence
+                print(f"  {a} -> {b}")
+                for file, line, code in ev[:MAX_EVIDENCE]:
+                    print(f"    {file.relative_to(ws)}:{line}: {code}")
+                if len(ev) > MAX_EVIDENCE:
+                    print(f"    ... and {len(ev) - MAX_EVIDENCE} more")
+        if truncated:
+            print(f"{label}: ... more cycles among {', '.join(comp)}")
+            failing += 1
+    return failing, accepted
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description="Report cycles between the modules of each crate of a Cargo workspace."
-    )
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    here = Path(__file__).resolve().parent.parent
+    parser.add_argument("--workspace", type=Path, default=here, help="default: this repository")
     parser.add_argument(
-        "--workspace",
-        type=Path,
-        default=Path(__file__).resolve().parent.parent,
-        help="workspace root (default: the repository of this script)",
+        "--allow", action="append", default=[], metavar="CRATE:MOD1,MOD2",
+        help="accept the cycle made of exactly these modules of package CRATE (repeatable)",
     )
-    parser.add_argument(
-        "--allow",
-        action="append",
-        default=[],
-        metavar="CRATE:MOD1,MOD2",
-        help="accept the cycle made of exactly these modules of CRATE (repeatable)",
-    )
-    parser.add_argument(
-        "--edges",
-        action="store_true",
-        help="also print every edge of every graph (the whole module graph of each crate)",
-    )
+    parser.add_argument("--edges", action="store_true", help="also print every edge")
     args = parser.parse_args(argv)
     try:
         allowed = parse_allow(args.allow)
-    except SystemExit as e:
+    except ValueError as e:
         print(e, file=sys.stderr)
         return 2
     ws = args.workspace.resolve()
@@ -588,28 +595,8 @@ def main(argv: list[str] | None = None) -> int:
                 scope = "::".join(parent) or "top level"
                 for a in sorted(graph):
                     print(f"{label} [{scope}]: {a} -> {', '.join(sorted(graph[a]))}")
-            for comp in sccs(graph):
-                cycles, truncated = elementary_cycles(graph, comp)
-                for cycle in cycles:
-                    key = (label.split(" ")[0], frozenset(cycle))
-                    ok = key in allowed
-                    if ok:
-                        used.add(key)
-                        allowed_count += 1
-                    else:
-                        failing += 1
-                    tag = "allowed module cycle" if ok else "module cycle"
-                    print(f"{label}: {tag} {' -> '.join(cycle + [cycle[0]])}")
-                    for a, b in zip(cycle, cycle[1:] + cycle[:1]):
-                        ev = graph[a][b].evidence
-                        print(f"  {a} -> {b}")
-                        for file, line, code in ev[:MAX_EVIDENCE]:
-                            print(f"    {file.relative_to(ws)}:{line}: {code}")
-                        if len(ev) > MAX_EVIDENCE:
-                            print(f"    ... and {len(ev) - MAX_EVIDENCE} more")
-                if truncated:
-                    print(f"{label}: ... more cycles among {', '.join(comp)}")
-                    failing += 1
+            f, a = report(label, graph, ws, allowed, used)
+            failing, allowed_count = failing + f, allowed_count + a
     stale = [entry for key, entry in allowed.items() if key not in used]
     for entry in stale:
         print(f"stale --allow {entry}: no such cycle any more; remove the entry")
