@@ -26,7 +26,7 @@ fi
 "$GOS" build "$LIBRARY" -w "$OUT/ws-lex" -q --json > "$OUT/build-lex.json"
 "$GOS" build "$LIBRARY" -w "$OUT/ws-vec" -q --json --model-dir "$MODEL" > "$OUT/build-vec.json"
 
-# Parameters are chosen by 4-fold cross-validation over the DEV tasks (gos-eval/src/cv.rs).
+# Parameters are chosen by 4-fold cross-validation over the DEV tasks (gos-eval/src/cv/).
 for seeds in lexical hybrid; do
   ws="$OUT/ws-lex"; [ "$seeds" = hybrid ] && ws="$OUT/ws-vec"
   "$GOS" eval -w "$ws" --tasks "$DEV" --arms "reverse/$seeds" --cv 4 -q \

@@ -2,7 +2,7 @@
 
 use gos_core::ppr::TransitionMatrix;
 use gos_core::rng::SplitMix64;
-use gos_eval::synth::SynthLibrary;
+use gos_synth::SynthLibrary;
 use std::io::{self, Write};
 use std::path::Path;
 

@@ -7,10 +7,10 @@ use crate::embed::{EmbedOptions, Embedder};
 use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc, normalize};
+use crate::parse_cache::{ParseCache, ParseResult};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
-use crate::watch::{ParseCache, ParseResult};
 use gos_core::SkillGraph;
 use gos_core::duplicates::DUPLICATES_FILE;
 use gos_core::lexical::LexicalIndex;
@@ -126,7 +126,7 @@ pub fn build_library(
 }
 
 /// [`build_library`], taking unchanged packages from `cache` instead of parsing them again and
-/// storing what it parses there (see [`crate::watch`]), and waiting for the build lock or not
+/// storing what it parses there (see [`crate::parse_cache`]), and waiting for the build lock or not
 /// as [`build_workspace_locked`] does.
 ///
 /// # Errors

@@ -38,6 +38,7 @@ pub mod error;
 pub mod llm;
 pub mod normalize;
 pub mod package;
+pub mod parse_cache;
 pub mod progress;
 pub mod relate;
 pub mod report;

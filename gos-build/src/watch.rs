@@ -1,6 +1,5 @@
-//! Live rebuilds: a parse cache that keeps the parsed form of unchanged packages between
-//! builds, and [`watch`], which rebuilds a workspace after each burst of changes under its
-//! roots.
+//! Live rebuilds: [`watch`] rebuilds a workspace after each burst of changes under its roots,
+//! keeping the parsed form of unchanged packages between builds in a [`ParseCache`].
 //!
 //! A rebuild parses only packages the cache does not hold (new ones, and those under a changed
 //! path, which [`ParseCache::invalidate`] drops); the embedding stage reuses the vectors of
@@ -10,10 +9,8 @@
 //! mix.
 
 use crate::build::{BuildOptions, build_library_cached};
-use crate::declared::Declaration;
 use crate::error::BuildError;
 use crate::llm::LlmOptions;
-use crate::normalize::Normalized;
 use crate::progress::BuildProgress;
 use crate::report::BuildReport;
 use crate::roots::LibrarySpec;
@@ -21,69 +18,11 @@ use notify_debouncer_mini::new_debouncer;
 use notify_debouncer_mini::notify::RecursiveMode;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime};
 
-/// What parsing one package gave: the node, its repairs and declarations, or the reason it was
-/// skipped.
-pub(crate) type ParseResult = Result<(Normalized, Vec<String>, Vec<Declaration>), String>;
-
-/// Parsed packages by absolute package directory, kept between builds of one session.
-#[derive(Default)]
-pub struct ParseCache {
-    entries: Mutex<HashMap<PathBuf, ParseResult>>,
-    hits: AtomicUsize,
-    misses: AtomicUsize,
-}
-
-/// How much of a build came from the cache.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct CacheStats {
-    /// Packages taken from the cache.
-    pub reused: usize,
-    /// Packages parsed.
-    pub parsed: usize,
-}
-
-impl ParseCache {
-    /// The cached result for the package at `dir`.
-    pub(crate) fn get(&self, dir: &Path) -> Option<ParseResult> {
-        let hit = self.entries.lock().ok()?.get(dir).cloned();
-        match &hit {
-            Some(_) => self.hits.fetch_add(1, Ordering::Relaxed),
-            None => self.misses.fetch_add(1, Ordering::Relaxed),
-        };
-        hit
-    }
-
-    /// Remember the result for the package at `dir`.
-    pub(crate) fn put(&self, dir: PathBuf, r: ParseResult) {
-        if let Ok(mut m) = self.entries.lock() {
-            m.insert(dir, r);
-        }
-    }
-
-    /// Drop every package whose directory holds `path` or lies under it (a changed file, or a
-    /// removed or renamed folder). Returns how many were dropped.
-    pub fn invalidate(&self, path: &Path) -> usize {
-        let Ok(mut m) = self.entries.lock() else {
-            return 0;
-        };
-        let before = m.len();
-        m.retain(|dir, _| !(path.starts_with(dir) || dir.starts_with(path)));
-        before - m.len()
-    }
-
-    /// Counters since the last call (then reset).
-    pub fn take_stats(&self) -> CacheStats {
-        CacheStats {
-            reused: self.hits.swap(0, Ordering::Relaxed),
-            parsed: self.misses.swap(0, Ordering::Relaxed),
-        }
-    }
-}
+pub use crate::parse_cache::{CacheStats, ParseCache};
 
 /// One rebuild of [`watch`]: its result and the changed paths that caused it (empty for the
 /// first build).

@@ -34,8 +34,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         args.cross_encoder.dir(&format!("arm `{}`", arm.name))?;
     }
     let tasks = gos_eval::load_tasks(&args.tasks)?;
-    let ws = Workspace::open(&args.workspace)
-        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     let cross_encoder = match ce_arm {
         Some(arm) => Some(args.cross_encoder.load(&format!("arm `{}`", arm.name))?),
         None => None,

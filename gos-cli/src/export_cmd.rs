@@ -3,12 +3,12 @@
 
 use crate::args::{ExportArgs, ExportFormat};
 use anyhow::{Context, Result, bail};
-use gos_core::{SkillEdge, SkillGraph, Workspace};
+use gos_core::{SkillEdge, SkillGraph};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 pub fn run(args: ExportArgs) -> Result<()> {
-    let ws = Workspace::open(&args.workspace)?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     let graph = ws.graph();
     let keep = select(graph, &args.ids, args.depth)?;
     let nodes: Vec<(&str, &str)> = keep

@@ -1,8 +1,9 @@
 //! `gos`: dependency-aware retrieval of agent skills, from the command line.
 //!
 //! Every flag is defined in [`args`]; each subcommand's work lives in its own module
-//! (`build_cmd`, `retrieve_cmd`, `stats_cmd`, `eval_cmd`, `synth_cmd`), which maps the flags to
-//! library options, calls the library, and formats the output.
+//! (`build_cmd`, `retrieve_cmd`, `stats_cmd`, `eval_cmd`, `synth_cmd`, `mcp_cmd`, `serve_cmd`,
+//! `lint_cmd`, `show_cmd`, `export_cmd`, `completions_cmd`), which maps the flags to library
+//! options, calls the library, and formats the output.
 
 // Flag doc comments are the --help text, where URLs are written bare.
 #![allow(rustdoc::bare_urls)]
@@ -28,12 +29,14 @@ mod library_args;
 mod lint_cmd;
 mod show_cmd;
 mod watch_cmd;
+mod workspace_arg;
 
 // Retrieval pipelines (issue 15).
 mod pipeline_args;
 
 use args::{Cli, Command};
 use clap::Parser;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 pub use args::{BuildArgs, EvalArgs, RetrieveArgs, StatsArgs, SynthArgs};
@@ -65,8 +68,15 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+        ))
         .init();
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|mut e| {
+        workspace_arg::explain_missing(&mut e);
+        e.exit()
+    });
     let result = match cli.command {
         // `gos build` exits with status 3 when the workspace was written but the LLM layer
         // could not serve every node (docs/llm.md).
@@ -85,8 +95,74 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Whether log lines on stderr carry ANSI colour codes: only on a terminal, and not when
+/// `NO_COLOR` is set to anything but the empty string (https://no-color.org), so a log
+/// redirected to a file (`gos serve 2>gos.log`) holds plain text.
+fn colour(stderr_is_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    stderr_is_terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
+/// `e` and its causes, outermost first, joined by `: ` (anyhow's `{:#}`), leaving out a cause
+/// whose text the message before it already holds: several libraries' errors both quote their
+/// source in their message and return it from `source()`, which printed it twice.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{colour, error_chain};
+    use std::ffi::OsStr;
+
+    #[test]
+    fn log_colours_only_on_a_terminal_without_no_color() {
+        assert!(colour(true, None));
+        assert!(colour(true, Some(OsStr::new(""))));
+        assert!(!colour(true, Some(OsStr::new("1"))));
+        assert!(!colour(false, None));
+    }
+
+    #[test]
+    fn a_cause_the_message_already_quotes_is_printed_once() {
+        /// An error that quotes its source and returns it too.
+        #[derive(Debug)]
+        struct Quoting(std::io::Error);
+        impl std::fmt::Display for Quoting {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "loading the encoder: {}", self.0)
+            }
+        }
+        impl std::error::Error for Quoting {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = std::io::Error::other("missing config.json");
+        let e = anyhow::Error::new(Quoting(io)).context("starting the server");
+        assert_eq!(
+            error_chain(&e),
+            "starting the server: loading the encoder: missing config.json"
+        );
+        let plain = anyhow::anyhow!("missing config.json").context("loading the encoder");
+        assert_eq!(
+            error_chain(&plain),
+            "loading the encoder: missing config.json"
+        );
     }
 }

@@ -12,7 +12,12 @@ pub fn open_state(served: &ServedWorkspaceArgs) -> Result<(Arc<ServerState>, Lim
         model_dir: served.model_dir.clone(),
         lexical_only: served.lexical,
     };
-    let state = ServerState::open(config).context("starting the server")?;
+    let state = ServerState::open(config)
+        .map_err(|e| match crate::workspace_arg::explain_server_error(&e) {
+            Some(message) => anyhow::anyhow!(message),
+            None => e.into(),
+        })
+        .context("starting the server")?;
     let limits = Limits {
         max_query_chars: served.max_query_chars,
         max_skills: served.max_skills,

@@ -1,42 +1,12 @@
 //! Pipeline options of `gos retrieve --pipeline` and of `gos eval` arms named
-//! `pipeline:NAME`: the stage models (`--stage-model STAGE=DIR`), the device, and the LLM
-//! service of the LLM stages (docs/pipelines.md).
+//! `pipeline:NAME` (flags in [`crate::args::StageModelArgs`]) mapped onto loaded pipelines:
+//! the stage models (`--stage-model STAGE=DIR`), the device, and the LLM service of the LLM
+//! stages (docs/pipelines.md).
 
 use anyhow::{Context, Result, bail};
 use gos_pipeline::{Pipeline, PipelineSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Model directories of pipeline stages.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct StageModelArgs {
-    /// Model directory of a pipeline stage, STAGE=DIR or PIPELINE.STAGE=DIR (repeatable):
-    /// e.g. retrieve=models/bge-base-en-v1.5 shallow=models/ms-marco-MiniLM-L-6-v2
-    /// deep=models/bge-reranker-v2-m3 (docs/pipelines.md lists each preset's stages).
-    #[arg(long = "stage-model", value_name = "STAGE=DIR")]
-    pub stage_model: Vec<String>,
-}
-
-impl StageModelArgs {
-    /// The `STAGE=DIR` pairs as a map.
-    ///
-    /// # Errors
-    /// When an item has no `=`, an empty name or an empty directory.
-    pub fn models(&self) -> Result<BTreeMap<String, PathBuf>> {
-        let mut out = BTreeMap::new();
-        for item in &self.stage_model {
-            match item.split_once('=') {
-                Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
-                    out.insert(k.trim().to_string(), PathBuf::from(v.trim()));
-                }
-                _ => bail!(
-                    "--stage-model expects STAGE=DIR (e.g. shallow=models/ms-marco-MiniLM-L-6-v2), got `{item}`"
-                ),
-            }
-        }
-        Ok(out)
-    }
-}
 
 /// Refuse `--stage-model` names that no stage of `specs` has, so a typo does not silently
 /// leave a stage on its TOML model.

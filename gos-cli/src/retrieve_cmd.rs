@@ -8,7 +8,7 @@ use gos_core::hydrate::Budgets;
 use gos_core::ppr::PprParams;
 use gos_core::rerank::RerankerKind;
 use gos_core::sanitize;
-use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_core::{RetrieveOptions, Retriever};
 use serde_json::json;
 use std::io::Read;
 use std::time::Instant;
@@ -46,6 +46,16 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
     opts
 }
 
+/// `text` without the line ends it finishes with (`\n` or `\r\n`, any number of them), as
+/// `echo TASK | gos retrieve -w WS -` sends one; everything before them is kept as is.
+fn without_final_newlines(text: &str) -> &str {
+    let mut t = text;
+    while let Some(rest) = t.strip_suffix('\n') {
+        t = rest.strip_suffix('\r').unwrap_or(rest);
+    }
+    t
+}
+
 /// Run `gos retrieve`.
 pub fn run(args: RetrieveArgs) -> Result<()> {
     let start = Instant::now();
@@ -54,6 +64,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         std::io::stdin()
             .read_to_string(&mut s)
             .context("reading the query from stdin")?;
+        s.truncate(without_final_newlines(&s).len());
         s
     } else {
         args.query.clone()
@@ -62,8 +73,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let opts = options(&args);
     let pipeline_spec = crate::pipeline_args::spec(&args)?;
     let t_open = Instant::now();
-    let ws = Workspace::open(&args.workspace)
-        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     // A pipeline without a gos stage never asks the retriever for more than the workspace.
     let gos_stage = pipeline_spec.as_ref().is_none_or(|p| {
         p.stages
@@ -151,4 +161,19 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     // serde_json escapes C0 controls; DEL and C1 pass through and could drive a terminal.
     println!("{}", sanitize::json_ascii_controls(&out.to_string()));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_final_newlines;
+
+    #[test]
+    fn only_the_final_line_ends_of_a_stdin_query_go() {
+        assert_eq!(without_final_newlines("task\n"), "task");
+        assert_eq!(without_final_newlines("task\r\n\n\r\n"), "task");
+        assert_eq!(without_final_newlines("a\n\nb  \n"), "a\n\nb  ");
+        assert_eq!(without_final_newlines("  task \t"), "  task \t");
+        assert_eq!(without_final_newlines("task\r"), "task\r");
+        assert_eq!(without_final_newlines("\n"), "");
+    }
 }

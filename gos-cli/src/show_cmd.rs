@@ -15,26 +15,18 @@ struct NearDuplicate<'a> {
 }
 
 pub fn run(args: ShowArgs) -> Result<()> {
-    let ws = Workspace::open(&args.workspace)?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     let nodes = &ws.manifest().nodes;
     let Some(i) = ws.index_of(&args.id) else {
-        let like: Vec<&str> = nodes
-            .iter()
-            .filter(|n| {
-                n.id.ends_with(&format!("/{}", args.id)) || n.name.eq_ignore_ascii_case(&args.id)
-            })
-            .map(|n| n.id.as_str())
-            .take(10)
-            .collect();
+        let like = suggestions(&ws, &args.id);
         if like.is_empty() {
-            bail!("no skill `{}` in {}", args.id, args.workspace.display());
+            bail!(
+                "no skill `{}` in {}, and no id close to it",
+                args.id,
+                args.workspace.display()
+            );
         }
-        bail!(
-            "no skill `{}` in {}; did you mean: {}",
-            args.id,
-            args.workspace.display(),
-            like.join(", ")
-        );
+        bail!("no skill `{}`; did you mean: {}?", args.id, like.join(", "));
     };
     let node = &nodes[i];
     let dups: Vec<NearDuplicate<'_>> = nodes
@@ -92,6 +84,29 @@ pub fn run(args: ShowArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Ids to suggest for an unknown `id`: the skills it names without their root label
+/// (`x/ID`) or by their frontmatter name, then the close matches of the MCP `get_skill` tool
+/// ([`gos_server::skills::close_matches`]: containment or Jaro-Winkler similarity); at most
+/// 10, without repeats.
+fn suggestions(ws: &Workspace, id: &str) -> Vec<String> {
+    let suffix = format!("/{id}");
+    let mut like: Vec<String> = ws
+        .manifest()
+        .nodes
+        .iter()
+        .filter(|n| n.id.ends_with(&suffix) || n.name.eq_ignore_ascii_case(id))
+        .map(|n| n.id.clone())
+        .take(10)
+        .collect();
+    for m in gos_server::skills::close_matches(ws, id) {
+        if !like.contains(&m) {
+            like.push(m);
+        }
+    }
+    like.truncate(10);
+    like
 }
 
 fn provenance(p: &Provenance) -> String {

@@ -1,14 +1,13 @@
 //! `gos stats`.
 
 use crate::StatsArgs;
-use anyhow::{Context, Result};
-use gos_core::{EdgeType, Workspace};
+use anyhow::Result;
+use gos_core::EdgeType;
 use serde_json::json;
 use std::collections::BTreeMap;
 
 pub fn run(args: StatsArgs) -> Result<()> {
-    let ws = Workspace::open(&args.workspace)
-        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let ws = crate::workspace_arg::open(&args.workspace)?;
     let g = ws.graph();
     let mut by_type: BTreeMap<&str, usize> =
         EdgeType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
@@ -54,10 +53,10 @@ pub fn run(args: StatsArgs) -> Result<()> {
     println!("nodes       {}", g.node_count());
     println!("edges       {}", g.edge_count());
     for (t, c) in &by_type {
-        println!("  {t:<12}{c}");
+        println!("{}", count_row(t, *c));
     }
     for (p, c) in &by_prov {
-        println!("  via {p:<8}{c}");
+        println!("{}", count_row(&format!("via {p}"), *c));
     }
     println!("isolated    {}", g.isolated_count());
     println!("degree      mean {mean:.2}, max {max}");
@@ -65,4 +64,22 @@ pub fn run(args: StatsArgs) -> Result<()> {
         println!("  deg {b:<6}{c}");
     }
     Ok(())
+}
+
+/// One indented `label count` line, the counts in a column; a label as wide as the column
+/// (`via declared`) still gets a space before its count.
+fn count_row(label: &str, count: usize) -> String {
+    format!("  {label:<11} {count}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_row;
+
+    #[test]
+    fn counts_line_up_and_never_touch_their_label() {
+        assert_eq!(count_row("alternative", 0), "  alternative 0");
+        assert_eq!(count_row("via io", 1259), "  via io      1259");
+        assert_eq!(count_row("via declared", 19), "  via declared 19");
+    }
 }

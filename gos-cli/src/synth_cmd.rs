@@ -1,11 +1,11 @@
 //! `gos synth`: write a synthetic skill library and its labelled tasks (for scale tests); the
-//! generator is `gos_eval::synth`.
+//! generator is the `gos-synth` crate.
 
 use crate::SynthArgs;
 use crate::progress::Bars;
 use anyhow::{Context, Result};
 use gos_build::build::BuildProgress;
-use gos_eval::synth::{SynthConfig, SynthLibrary, write_library};
+use gos_synth::{SynthConfig, SynthLibrary, write_library};
 use serde_json::json;
 use std::io::IsTerminal;
 

@@ -140,17 +140,131 @@ fn unknown_mode_and_missing_workspace_fail_with_clear_messages() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("sideways") && err.contains("one-hop"), "{err}");
+    let nope = tmp.path().join("nope");
     let out = gos()
         .args(["retrieve", "-w"])
-        .arg(tmp.path().join("nope"))
+        .arg(&nope)
         .arg("q")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("not a gos workspace") && err.contains("gos build"),
+        err.contains(&format!(
+            "workspace {0} does not exist; build one with `gos build LIBRARY -w {0}`",
+            nope.display()
+        )),
         "{err}"
     );
+}
+
+/// Every subcommand that takes `-w` says how to give it when it is missing.
+#[test]
+fn a_missing_workspace_flag_names_gos_workspace_for_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = repo().join("fixtures/library");
+    let lib = lib.to_str().unwrap();
+    let out_dir = tmp.path().join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    for args in [
+        vec!["build", lib],
+        vec!["retrieve", "q"],
+        vec!["stats"],
+        vec!["eval", "--tasks", "t.jsonl", "--out", out_dir],
+        vec!["mcp"],
+        vec!["serve"],
+        vec!["show", "geo/choropleth-map"],
+        vec!["export"],
+    ] {
+        let out = gos()
+            .env_remove("GOS_WORKSPACE")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--workspace <WORKSPACE>")
+                && err.contains("tip: pass -w WORKSPACE or set GOS_WORKSPACE"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A `-w` that names a library, a repository or another folder `gos build` would refuse gets
+/// a build command into a separate directory, never into the folder itself.
+#[test]
+fn a_workspace_flag_on_a_library_or_a_repository_suggests_a_separate_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("skills");
+    std::fs::create_dir_all(lib.join("pdf/fill-form")).unwrap();
+    std::fs::write(
+        lib.join("pdf/fill-form/SKILL.md"),
+        "---\nname: fill-form\ndescription: Fill PDF forms.\n---\n",
+    )
+    .unwrap();
+    let repo_dir = tmp.path().join("project");
+    std::fs::create_dir_all(repo_dir.join(".git")).unwrap();
+    std::fs::write(repo_dir.join("README.md"), "x").unwrap();
+    for (dir, says, command) in [
+        (
+            &lib,
+            "is a skill library (it holds SKILL.md files), not a gos workspace",
+            format!("`gos build {} -w {}-ws`", lib.display(), lib.display()),
+        ),
+        (
+            &repo_dir,
+            "is a source repository, not a gos workspace",
+            format!("`gos build LIBRARY -w {}-ws`", repo_dir.display()),
+        ),
+    ] {
+        for cmd in [vec!["retrieve", "q"], vec!["stats"], vec!["mcp"]] {
+            let out = gos().args(&cmd).arg("-w").arg(dir).output().unwrap();
+            assert!(!out.status.success());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(says) && err.contains(&command),
+                "{cmd:?}: {err}"
+            );
+            assert!(
+                !err.contains(&format!("-w {}`", dir.display())),
+                "suggests a build into the folder itself: {err}"
+            );
+        }
+    }
+}
+
+/// `echo TASK | gos retrieve -`: the final newline is not part of the query, and the bundle
+/// is the one of the same task given as an argument.
+#[test]
+fn a_stdin_query_drops_its_final_newlines_and_retrieves_as_the_argument_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    build_fixtures(&ws);
+    let task = "Build a phylogenetic tree\nfrom COX1 sequences in a FASTA file";
+    let mut child = gos()
+        .args(["retrieve", "--json", "-w"])
+        .arg(&ws)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{task}\r\n\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let piped: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(piped["query"], task);
+    let given: Value = serde_json::from_slice(&run_ok(
+        gos().args(["retrieve", "--json", "-w"]).arg(&ws).arg(task),
+    ))
+    .unwrap();
+    assert_eq!(piped["skills"], given["skills"]);
+    assert_eq!(piped["rendered_context"], given["rendered_context"]);
 }
 
 /// Kill a build of a large generated library part-way: the previous workspace is untouched

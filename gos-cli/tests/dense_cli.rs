@@ -112,3 +112,41 @@ fn build_with_a_model_then_retrieve_with_hybrid_seeds_by_default() {
     );
     assert_eq!(r["seed_source"], "lexical");
 }
+
+/// `gos mcp` and `gos serve` over a workspace whose encoder does not load: the error names the
+/// flag that exists (`--lexical`) and says what went wrong once.
+#[test]
+fn servers_without_their_encoder_name_lexical_and_say_it_once() {
+    let Some(model) = model_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    json_ok(
+        gos()
+            .args(["build", "--json", "-q", "-w"])
+            .arg(&ws)
+            .arg("--model-dir")
+            .arg(&model)
+            .arg(repo().join("fixtures/library")),
+    );
+    let gone = tmp.path().join("no-model");
+    for cmd in [&["mcp"][..], &["serve", "--addr", "127.0.0.1:0"][..]] {
+        let out = gos()
+            .args(cmd)
+            .arg("-w")
+            .arg(&ws)
+            .arg("--model-dir")
+            .arg(&gone)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("or serve with --lexical"), "{cmd:?}: {err}");
+        assert!(!err.contains("--seeds lexical"), "{cmd:?}: {err}");
+        assert_eq!(
+            err.matches("missing config.json").count(),
+            1,
+            "{cmd:?}: {err}"
+        );
+    }
+}

@@ -375,3 +375,67 @@ fn config_file_next_to_the_workspace_gives_roots_and_refuses_keys() {
     );
     assert!(!err.contains("sk-123"), "{err}");
 }
+
+/// A misspelt id gets the close ids, as the MCP `get_skill` tool gives them.
+#[test]
+fn show_with_a_misspelt_id_names_close_matches() {
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().join("ws");
+    ok(&gos()
+        .arg("build")
+        .arg(repo().join("fixtures/library"))
+        .arg("-w")
+        .arg(&ws)
+        .arg("-q")
+        .output()
+        .unwrap());
+    let o = gos()
+        .args(["show", "geo/geojson-reprojet", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no skill `geo/geojson-reprojet`; did you mean: geo/geojson-reproject"),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with('?'), "{err}");
+    let o = gos()
+        .args(["show", "zzqqxx", "-w"])
+        .arg(&ws)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no id close to it"), "{err}");
+}
+
+/// `gos stats` keeps a space between each count and its label, `via declared` included.
+#[test]
+fn stats_separates_every_provenance_from_its_count() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = t.path().join("lib");
+    write_skill(&lib, "a/unzip", &skill("unzip"));
+    write_skill(
+        &lib,
+        "a/report",
+        "---\nname: report\ndescription: Writes a report. Use when a report is asked for.\n\
+         requires: unzip\n---\n# report\n\nBody.\n",
+    );
+    let ws = t.path().join("ws");
+    ok(&gos()
+        .arg("build")
+        .arg(&lib)
+        .arg("-w")
+        .arg(&ws)
+        .arg("-q")
+        .output()
+        .unwrap());
+    let text = ok(&gos().args(["stats", "-w"]).arg(&ws).output().unwrap());
+    assert!(text.contains("\n  via declared 1\n"), "{text}");
+    for line in text.lines().filter(|l| l.starts_with("  ")) {
+        let (label, count) = line.trim().rsplit_once(' ').unwrap();
+        assert!(count.parse::<usize>().is_ok(), "{line}");
+        assert!(!label.ends_with(|c: char| c.is_ascii_digit()), "{line}");
+    }
+}

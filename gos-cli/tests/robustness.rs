@@ -389,3 +389,22 @@ fn query_chunks_are_capped_with_a_note() {
         "{notes:?}"
     );
 }
+
+/// A log that does not go to a terminal (`gos mcp 2>log`, `gos serve 2>log`) is plain text:
+/// no ANSI colour codes.
+#[test]
+fn a_redirected_log_has_no_colour_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = built(tmp.path());
+    let out = gos()
+        .env_remove("NO_COLOR")
+        .env("GOS_LOG", "info")
+        .args(["mcp", "-w"])
+        .arg(&ws)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let log = stderr(&out);
+    assert!(log.contains("serving MCP on stdio"), "{log}");
+    assert!(!log.contains('\u{1b}'), "{log:?}");
+}

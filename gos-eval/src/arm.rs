@@ -4,11 +4,11 @@
 //! ([`RetrieveOptions::mode`]) and the seed source ([`SeedParams::source`]) that its name
 //! gives ([`arm_options`]), so differences between arms come from those alone. An arm may
 //! also set sweepable parameters after `@`, e.g. `reverse/lexical@collapse_duplicates=0` or
-//! `reverse/lexical@bundle_floor=0.4@bundle_gap=0.6` ([`crate::cv::Param`]), so a variant
+//! `reverse/lexical@bundle_floor=0.4@bundle_gap=0.6` ([`crate::param::Param`]), so a variant
 //! gets paired intervals against the baseline arm in the same run.
 
-use crate::cv::{Param, parse_sweep};
 use crate::error::{Error, Result};
+use crate::param::{Param, parse_sweep};
 use gos_core::RetrievalMode;
 use gos_core::RetrieveOptions;
 use gos_core::seed::{SeedParams, SeedSource};

@@ -1,6 +1,6 @@
 //! The evaluation harness of gos: run retrieval *arms* over a labelled task set and report
 //! metrics, paired bootstrap intervals and a failure analysis (`gos eval` is a thin front end).
-//! It also holds the synthetic library generator behind `gos synth` ([`synth`]).
+//! The synthetic libraries of `gos synth` are the `gos-synth` crate.
 //!
 //! # The method
 //!
@@ -42,8 +42,10 @@
 //! A peer retriever can run in the same evaluation ([`peer`]): an external program ranks every
 //! task and is scored as one more arm, latency included.
 //!
-//! Module dependencies form a DAG: `task`, `arm`, `metrics` ← `bootstrap` ← `run` ← `failure`
-//! ← `report` ← `plots` ← `harness`; `peer` and `cv` read `run`; [`encoder`] and [`synth`] stand alone.
+//! Module dependencies form a DAG (`scripts/check-module-cycles.py` checks it; every module
+//! may use [`error`]): [`param`] ← [`arm`]; [`metrics`] ← [`bootstrap`]; `task`, `arm`,
+//! `metrics`, `bootstrap` ← [`run`] ← [`failure`], [`peer`] ← [`report`] ← [`plots`] ←
+//! [`harness`]; [`cv`] reads `param`, `arm` and `run`; [`encoder`] stands alone.
 
 #![warn(missing_docs)]
 
@@ -55,11 +57,11 @@ pub mod error;
 pub mod failure;
 pub mod harness;
 pub mod metrics;
+pub mod param;
 pub mod peer;
 pub mod plots;
 pub mod report;
 pub mod run;
-pub mod synth;
 pub mod task;
 
 pub use arm::{Arm, DEFAULT_ARMS, parse_arm, parse_arms};

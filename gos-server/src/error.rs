@@ -15,7 +15,7 @@ pub enum ServerError {
     },
     /// The workspace has skill vectors but their sentence encoder did not load.
     #[error(
-        "loading the query encoder of {path}: {source} (pass --model-dir or set GOS_MODEL_DIR, or serve with --seeds lexical)"
+        "loading the query encoder of {path}: {source} (pass --model-dir or set GOS_MODEL_DIR, or serve with --lexical)"
     )]
     Encoder {
         /// The workspace directory.

@@ -260,7 +260,7 @@ pub struct RetrieveArgs {
     pub pipeline: Option<String>,
     /// Models of the pipeline's stages.
     #[command(flatten)]
-    pub stage_models: crate::pipeline_args::StageModelArgs,
+    pub stage_models: StageModelArgs,
 
     /// Query handling and the coverage floor (issue 14 items 5 and 6).
     #[command(flatten)]
@@ -349,7 +349,7 @@ pub struct EvalArgs {
     // Pipeline arms, `pipeline:NAME` (issue 15, docs/pipelines.md).
     /// Models of the pipeline arms' stages.
     #[command(flatten)]
-    pub stage_models: crate::pipeline_args::StageModelArgs,
+    pub stage_models: StageModelArgs,
     /// LLM endpoint of the pipeline arms' LLM stages (without one they fall back).
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -475,10 +475,12 @@ pub struct LlmBuildArgs {
 }
 
 mod library;
+mod pipeline;
 mod query;
 mod serve;
 
 pub use library::{CompletionsArgs, ExportArgs, ExportFormat, LibraryArgs, LintArgs, ShowArgs};
+pub use pipeline::StageModelArgs;
 pub use serve::{McpArgs, ServeArgs, ServedWorkspaceArgs};
 
 #[cfg(test)]

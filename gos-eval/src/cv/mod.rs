@@ -11,9 +11,7 @@
 //! The *in-sample* figure is the best point's mean over all tasks, which is optimistic by
 //! construction; the report shows both.
 
-mod sweep;
-
-pub use sweep::{Param, Sweep, grid, parse_sweep};
+pub use crate::param::{Param, Sweep, grid, parse_sweep};
 
 use crate::arm::Arm;
 use crate::error::{Error, Result};

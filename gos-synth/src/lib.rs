@@ -19,6 +19,13 @@
 //! A task is written for each chain (up to [`SynthConfig::tasks`]): its instruction paraphrases
 //! the last step's capability and names the chain's domain, and its oracle set is the whole
 //! chain, so retrieving the prerequisites needs the graph.
+//!
+//! `gos synth` writes a library with [`write_library`]; the benchmarks (`benches/`) plan
+//! libraries in memory. The crate depends on gos-core for the seeded random stream and on
+//! gos-build for its artifact vocabulary (private chain types must be types the builder does
+//! not recognize, so that `gos build` relates chain steps by them alone).
+
+#![warn(missing_docs)]
 
 mod render;
 pub mod vocab;

@@ -1,6 +1,6 @@
 //! Writing a planned library to disk.
 
-use super::SynthLibrary;
+use crate::SynthLibrary;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

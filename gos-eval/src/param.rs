@@ -1,5 +1,8 @@
-//! The parameters a sweep can set ([`Param`]), their parsing (`NAME=V1,V2,...`) and the grid
-//! of a sweep.
+//! Retrieval parameters set by name ([`Param`]): the values after `@` in an arm name
+//! ([`crate::arm`]), the `--set NAME=V` of `gos eval`, and the sweeps of cross-validation
+//! ([`crate::cv`]), with their parsing (`NAME=V1,V2,...`) and the grid of a sweep.
+//!
+//! Both arms and cross-validation read this module, so it depends on neither.
 
 use crate::error::{Error, Result};
 use gos_core::RetrieveOptions;

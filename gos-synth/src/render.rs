@@ -1,6 +1,6 @@
 //! Text of synthetic SKILL.md files and tasks.
 
-use super::{Role, SynthLibrary, SynthTask, vocab};
+use crate::{Role, SynthLibrary, SynthTask, vocab};
 use gos_core::rng::SplitMix64;
 use std::fmt::Write;
 
