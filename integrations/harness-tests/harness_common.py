@@ -30,10 +30,17 @@ def target_dir() -> Path:
 
 
 def gos_binary(explicit: str | None) -> Path:
-    p = Path(explicit or os.environ.get("GOS_BIN") or target_dir() / "release" / "gos")
-    if not (p.is_file() and os.access(p, os.X_OK)):
-        raise HarnessError(f"no gos binary at {p}: run `cargo build --release -p gos-cli` or set GOS_BIN")
-    return p.resolve()
+    """--gos, else $GOS_BIN, else target/release/gos, else target/debug/gos (what `cargo test`
+    builds)."""
+    if explicit or os.environ.get("GOS_BIN"):
+        candidates = [Path(explicit or os.environ["GOS_BIN"])]
+    else:
+        candidates = [target_dir() / "release" / "gos", target_dir() / "debug" / "gos"]
+    for p in candidates:
+        if p.is_file() and os.access(p, os.X_OK):
+            return p.resolve()
+    raise HarnessError(f"no gos binary at {' or '.join(map(str, candidates))}: "
+                       "run `cargo build --release -p gos-cli` or set GOS_BIN")
 
 
 def harness_dir() -> Path:
@@ -76,6 +83,10 @@ def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
         DISABLE_TELEMETRY="1",
         DISABLE_ERROR_REPORTING="1",
         DISABLE_BUG_COMMAND="1",
+        # A refused or dead model API must fail the run in seconds: Claude Code's default
+        # retries keep `claude -p` waiting for minutes on a refused connection.
+        CLAUDE_CODE_MAX_RETRIES="1",
+        API_TIMEOUT_MS="60000",
         # Codex
         CODEX_HOME=str(home / ".codex"),
     )
@@ -194,10 +205,13 @@ def classify(text: str) -> str:
     return "text-other"
 
 
-def finish(report: dict, out: str | None, root: Path, keep: bool) -> None:
+def finish(report: dict, out: str | None, root: Path, keep: bool, discard: bool = False) -> None:
+    """Print the report (and write it to `out`); remove the work folder after a run that
+    succeeded unless `keep`, and after any run when `discard` (a failed run's folder stays for
+    a look at its records and logs otherwise)."""
     text = json.dumps(report, indent=2)
     if out:
         Path(out).write_text(text + "\n")
     print(text)
-    if not keep and report.get("ok"):
+    if discard or (not keep and report.get("ok")):
         shutil.rmtree(root, ignore_errors=True)

@@ -103,7 +103,7 @@ def analyse(reqs: list[dict]) -> dict:
         i = max(t.find("# Skill bundle"), 0)
         end = t.find("\n\nToday's date is", i)
         injected = t[i:end if end >= 0 else len(t)]
-        rep["first_request"]["injected"] = {"where": w, "chars": len(injected.rstrip("\n")),
+        rep["first_request"]["injected"] = {"where": w, "chars": len(injected),
                                             "first_line": first_line(injected),
                                             "label": t[:i].rsplit("\n", 1)[-1][-120:]}
     # ToolSearch: asked for, and the next request has the tool loaded.
@@ -150,7 +150,8 @@ def main(argv=None) -> int:
                     help="run `gos install claude --user` in the isolated home instead of `claude mcp add`")
     ap.add_argument("--out")
     ap.add_argument("--work")
-    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder after a run that succeeded")
+    ap.add_argument("--discard", action="store_true", help="remove the work folder even after a failure")
     a = ap.parse_args(argv)
 
     report: dict = {"harness": "claude-code", "ok": False, "query": a.query}
@@ -215,7 +216,7 @@ def main(argv=None) -> int:
     except HarnessError as e:
         report["error"] = str(e)
         return_code = 1
-    finish(report, a.out, root, a.keep or bool(a.work)) if root else print(json.dumps(report, indent=2))
+    finish(report, a.out, root, a.keep or bool(a.work), a.discard) if root else print(json.dumps(report, indent=2))
     return return_code
 
 

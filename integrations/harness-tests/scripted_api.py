@@ -151,7 +151,10 @@ class ResponsesScript:
     """The same scenario over OpenAI's Responses API (Codex): Codex lists an MCP server's tools
     as one `namespace` tool (`mcp__<server>`) holding function tools, so `--tool
     mcp__gos__retrieve_skill_bundle` is looked up as function `retrieve_skill_bundle` in
-    namespace `mcp__gos` (or as a flat function of that full name)."""
+    namespace `mcp__gos` (or as a flat function of that full name). When Codex defers MCP tools
+    (it does for the models it knows), the tool list has a client-side `tool_search` tool
+    instead: the script calls it (a `tool_search_call` item), and Codex's next request carries a
+    `tool_search_output` with the loaded namespace."""
 
     def __init__(self, tool: str, query: str, call_style: str = "namespace"):
         self.tool = tool
@@ -161,7 +164,11 @@ class ResponsesScript:
         self.namespace, self.function = ns, fn
 
     def offered(self, body: dict) -> bool:
-        for t in body.get("tools") or []:
+        """The tool is in the request's tool list, or a tool_search_output of the conversation
+        loaded it."""
+        loaded = [t for i in body.get("input") or [] if isinstance(i, dict) and i.get("type") == "tool_search_output"
+                  for t in i.get("tools") or [] if isinstance(t, dict)]
+        for t in (body.get("tools") or []) + loaded:
             if t.get("type") == "namespace" and t.get("name") == self.namespace:
                 if any(f.get("name") == self.function for f in t.get("tools") or []):
                     return True
@@ -182,7 +189,10 @@ class ResponsesScript:
                 n = len(responses_output_text(out))
                 return "final-answer", [message_item(f"The skill bundle arrived ({n} characters). Done.")]
             return "other-result", [message_item("Done.")]
-        if self.offered(body):
+        searched = [i for i in items if i.get("type") == "tool_search_output"]
+        if self.offered(body) or (searched and searched[-1] is items[-1]):
+            if not self.offered(body):
+                return "tool-not-found", [message_item(f"tool_search did not load {self.tool}.")]
             item = {"type": "function_call", "id": f"fc_scripted_{next(Script._ids):04d}",
                     "call_id": f"call_scripted_{next(Script._ids):04d}",
                     "arguments": json.dumps({"query": self.query})}
@@ -191,6 +201,11 @@ class ResponsesScript:
             else:
                 item.update(name=self.tool)
             return "call-tool", [item]
+        if any(t.get("type") == "tool_search" for t in body.get("tools") or []):
+            return "tool-search", [{"type": "tool_search_call", "call_id": f"call_scripted_{next(Script._ids):04d}",
+                                    "execution": "client", "status": "completed",
+                                    "arguments": {"query": f"{self.namespace} {self.function.replace('_', ' ')}",
+                                                  "limit": 8}}]
         return "no-tool", [message_item(f"No {self.tool} here.")]
 
 
