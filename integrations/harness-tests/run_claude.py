@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness_common import (  # noqa: E402
-    DEFAULT_QUERY, GOS_TOOLS, HERE, HarnessError, ScriptedApi, build_workspace, classify, clean_env,
+    DEFAULT_QUERY, HERE, HarnessError, ScriptedApi, build_workspace, classify, clean_env,
     cli_bundle, finish, first_line, gos_binary, harness_binary, run, work_root,
 )
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import signal
 import sys
 import threading
@@ -438,7 +439,6 @@ def main(argv=None) -> int:
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as f:
             f.write(str(port))
-        import os
         os.replace(a.port_file + ".tmp", a.port_file)
     print(f"listening on http://127.0.0.1:{port}", flush=True)
 
