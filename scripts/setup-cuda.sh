@@ -72,13 +72,17 @@ if [ "$(id -u)" != 0 ]; then
   SUDO=sudo
 fi
 
-# 1. The sources file. Mirror and keyring: those of the system's bookworm entry if it has one.
-URI=http://deb.debian.org/debian
+# 1. The sources file. Mirror and keyring: those of the system's own main archive entry (deb822
+#    debian.sources, or a one-line entry in sources.list), so that no other mirror is named.
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+URI=""
 if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-  u=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
-  [ -n "$u" ] && URI="$u"
+  URI=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
 fi
+if [ -z "$URI" ] && [ -f /etc/apt/sources.list ]; then
+  URI=$(awk -v c="$CODENAME" '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { if ($(i+1) == c) { print $i; exit } } }' /etc/apt/sources.list)
+fi
+[ -n "$URI" ] || die "found no $CODENAME main archive entry in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list to take the mirror from"
 [ -f "$KEYRING" ] || die "missing $KEYRING (package debian-archive-keyring)"
 
 WANT=$(cat <<EOF
