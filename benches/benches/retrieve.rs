@@ -12,6 +12,7 @@ use gos_core::ppr::{PprParams, personalized_pagerank};
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::hint::black_box;
 use std::path::Path;
+use std::sync::Arc;
 
 const QUERY: &str = "Make a choropleth PNG of population density per county from \
                      /root/data/counties.shp, reprojected to an equal-area projection.";
@@ -31,8 +32,8 @@ fn bench_retrieve(c: &mut Criterion) {
         &NoProgress,
     )
     .expect("fixture build");
-    let ws = Workspace::open(&ws_dir).expect("open");
-    let retriever = Retriever::new(&ws);
+    let ws = Arc::new(Workspace::open(&ws_dir).expect("open"));
+    let retriever = Retriever::new(ws.clone());
     let opts = RetrieveOptions::default();
     let terms = LexicalIndex::query_terms(QUERY);
 

@@ -42,7 +42,7 @@ pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
             view: args.view,
             batch_size: args.embed_batch,
             hnsw_threshold: args.hnsw_threshold,
-            ..EmbedOptions::new(dir.clone())
+            ..EmbedOptions::new(dir.clone(), gos_models::dense::load_workspace_encoder)
         }),
         _ => None,
     };

@@ -9,6 +9,7 @@ use gos_core::{RetrieveOptions, Workspace};
 use gos_eval::encoder::load_query_encoder;
 use gos_eval::{CrossEncoderInfo, EvalConfig, Models, RunInfo};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::Arc;
 
 fn progress(quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(0).with_style(
@@ -34,8 +35,10 @@ pub fn run(args: EvalArgs) -> Result<()> {
         args.cross_encoder.dir(&format!("arm `{}`", arm.name))?;
     }
     let tasks = gos_eval::load_tasks(&args.tasks)?;
-    let ws = Workspace::open(&args.workspace)
-        .with_context(|| format!("opening workspace {}", args.workspace.display()))?;
+    let ws = Arc::new(
+        Workspace::open(&args.workspace)
+            .with_context(|| format!("opening workspace {}", args.workspace.display()))?,
+    );
     let cross_encoder = match ce_arm {
         Some(arm) => Some(args.cross_encoder.load(&format!("arm `{}`", arm.name))?),
         None => None,
@@ -96,8 +99,8 @@ pub fn run(args: EvalArgs) -> Result<()> {
     };
     let pipelines = crate::pipeline_args::eval_pipelines(&args, &config.arms)?;
     let models = Models {
-        encoder: encoder.as_ref(),
-        cross_encoder: cross_encoder.as_ref().map(|(ce, p)| (ce, *p)),
+        encoder,
+        cross_encoder,
         pipelines: Some(&pipelines),
     };
     let bar = progress(args.quiet);
@@ -130,7 +133,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
 /// `gos eval --cv K --sweep ...`: the first arm at every point of the grid, cross-validated.
 fn cross_validate(
     args: &EvalArgs,
-    ws: &Workspace,
+    ws: &Arc<Workspace>,
     tasks: &[gos_eval::TaskLine],
     config: &EvalConfig,
     models: Models<'_>,

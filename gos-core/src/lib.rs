@@ -28,8 +28,9 @@
 //! use gos_core::{RetrievalStatus, RetrieveOptions, Retriever, Workspace};
 //!
 //! let ws = Workspace::open(&dir)?;
-//! // Loads the workspace's sentence encoder when it has vectors (then seeds are hybrid).
-//! let retriever = Retriever::from_workspace(&ws, None, &gos_core::device::Device::Cpu)?;
+//! // Lexical seeds; `gos_models::retriever` adds the workspace's sentence encoder when it has
+//! // vectors (then seeds are hybrid).
+//! let retriever = Retriever::new(ws);
 //! let r = retriever.retrieve(
 //!     "Make a choropleth map of population density from a county shapefile",
 //!     &RetrieveOptions::default(),
@@ -55,7 +56,8 @@
 //!    or by one of the ablation modes ([`RetrievalMode`]); which edges make a prerequisite is
 //!    [`prerequisite`];
 //! 3. **rerank** ([`rerank`]): graph score and field evidence are mixed
-//!    ([`rerank::FieldEvidence`]), optionally followed by a cross-encoder ([`cross_encoder`]);
+//!    ([`rerank::FieldEvidence`]), optionally followed by a cross-encoder ([`rerank::CrossEncoderReranker`] over a
+//!    [`rerank::PairScorer`]);
 //! 4. **decide** ([`relevance`]): the relevance floors say whether anything is relevant
 //!    (SKILL_HIT or NO_SKILL_HIT, with the reason);
 //! 5. **hydrate** ([`hydrate`]): skills are rendered into a bundle under character budgets.
@@ -65,11 +67,7 @@
 #![warn(missing_docs)]
 
 pub mod candidate;
-#[cfg(feature = "neural")]
-pub mod cross_encoder;
 pub mod dense;
-#[cfg(feature = "neural")]
-pub mod device;
 pub mod diffuse;
 pub mod duplicates;
 pub mod error;
@@ -80,9 +78,6 @@ pub mod hydrate;
 pub mod lexical;
 pub mod manifest;
 pub mod mode;
-#[cfg(feature = "neural")]
-mod model_dir;
-
 pub mod ppr;
 pub mod prerequisite;
 pub mod query;

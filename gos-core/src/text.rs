@@ -62,6 +62,15 @@ pub fn clip_at_line(text: &str, max_chars: usize) -> &str {
     }
 }
 
+/// The first `max_chars` characters (Unicode scalar values) of `text`; all of it when it is
+/// shorter. Never splits a character.
+pub fn truncate_chars(text: &str, max_chars: usize) -> &str {
+    match text.char_indices().nth(max_chars) {
+        Some((byte, _)) => &text[..byte],
+        None => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,15 +4,16 @@
 use crate::error::{Error, Result};
 use crate::spec::{GosStage, PipelineSpec, StageSpec};
 use crate::stages::{Candidate, DenseRunner, StageNotes, llm_queries, llm_select, rerank};
-use gos_core::cross_encoder::{PairScorer, load_pair_scorer};
-use gos_core::dense::load_embedder;
-use gos_core::device::Device;
 use gos_core::hydrate::{HydrationInput, SourcePaths, hydrate, no_hit};
 use gos_core::relevance::{Decision, NoHitReason};
+use gos_core::rerank::PairScorer;
 use gos_core::retrieve::{RankedSkill, Retrieval, Timings, limits};
 use gos_core::seed::SeedSource;
 use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
 use gos_llm::LlmService;
+use gos_models::cross_encoder::load_pair_scorer;
+use gos_models::dense::load_embedder;
+use gos_models::device::Device;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -183,7 +184,7 @@ impl Pipeline {
     /// [`Error::Core`] naming the stage on index or model errors. LLM failures are not errors.
     pub fn run(
         &self,
-        retriever: &Retriever<'_>,
+        retriever: &Retriever,
         task: &str,
         opts: &RetrieveOptions,
     ) -> Result<PipelineRun> {
@@ -334,7 +335,7 @@ impl Pipeline {
 
 /// The gos stage: the retrieval and its eligible candidates (the first `keep`).
 fn run_gos(
-    retriever: &Retriever<'_>,
+    retriever: &Retriever,
     g: &GosStage,
     text: &str,
     opts: &RetrieveOptions,

@@ -1,11 +1,9 @@
-//! Dense retrieval: a local sentence encoder, the skill embeddings of a workspace, and
-//! nearest-neighbour search over them.
+//! Dense retrieval: the skill embeddings of a workspace, nearest-neighbour search over them,
+//! and the interface of the model that embeds queries.
 //!
-//! - [`encoder`]: a BERT-family sentence encoder on candle (pooling from the model's files,
-//!   L2 normalization);
-//! - [`pooling`]: the pooling rule read from a sentence-transformers model's files;
-//! - [`qwen3`]: a Qwen3 embedding model (last-token pooling, instruction-prefixed queries);
-//! - [`embedder`]: [`TextEmbedder`], the model-family-independent interface retrievers hold;
+//! - [`embedder`]: [`TextEmbedder`], the model-family-independent interface retrievers hold
+//!   (the models themselves, a BERT-family sentence encoder and a Qwen3 embedder, are in the
+//!   `gos-models` crate);
 //! - [`vectors`]: the `vectors` file (f32 little-endian rows with a JSON header naming model,
 //!   view, dimension and count);
 //! - [`index`]: exact search below a size threshold, instant-distance HNSW above it.
@@ -13,26 +11,12 @@
 //! Which text of a skill is embedded is a [`TextView`]; docs/evaluation.md has the DEV
 //! measurements behind the default.
 
-#[cfg(feature = "neural")]
 pub mod embedder;
-#[cfg(feature = "neural")]
-pub mod encoder;
 pub mod index;
-#[cfg(feature = "neural")]
-pub mod pooling;
-#[cfg(feature = "neural")]
-pub mod qwen3;
 pub mod vectors;
 
-#[cfg(feature = "neural")]
-pub use embedder::{TextEmbedder, load_embedder};
-#[cfg(feature = "neural")]
-pub use encoder::SentenceEncoder;
+pub use embedder::TextEmbedder;
 pub use index::{DenseIndex, HnswParams};
-#[cfg(feature = "neural")]
-pub use pooling::{Pooling, PoolingMode};
-#[cfg(feature = "neural")]
-pub use qwen3::Qwen3Embedder;
 pub use vectors::Vectors;
 
 use crate::error::{Error, Result};
@@ -44,7 +28,7 @@ use std::str::FromStr;
 /// The `dense` entry of `workspace.json`: which encoder and view the vectors come from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DenseInfo {
-    /// Encoder identity ([`encoder::model_id`]); a query encoder must have the same.
+    /// Encoder identity ([`TextEmbedder::model_id`]); a query encoder must have the same.
     pub model: String,
     /// Absolute model directory used at build time: the default for queries.
     pub model_dir: String,

@@ -24,7 +24,7 @@ pub const VECTORS_MAGIC: &[u8; 8] = b"GOSVEC01";
 /// What a vectors file holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VectorsHeader {
-    /// Encoder identity ([`crate::dense::encoder::model_id`]).
+    /// Encoder identity ([`crate::dense::TextEmbedder::model_id`]).
     pub model: String,
     /// Text view embedded ([`crate::dense::TextView::as_str`]).
     pub view: String,

@@ -4,23 +4,23 @@
 //!
 //! - [`FieldEvidence`] (always first): the graph score and the field-level evidence of the
 //!   query in each skill, mixed by [`crate::fusion::final_score`];
-//! - [`CrossEncoderReranker`] (optional, `--rerank cross-encoder`): a BERT or XLM-R
-//!   cross-encoder reads the query with the top candidates' text and reorders them, keeping a
-//!   reserved share of the bundle for graph-added prerequisites.
+//! - [`CrossEncoderReranker`] (optional, `--rerank cross-encoder`): a cross-encoder (any
+//!   [`PairScorer`]) reads the query with the top candidates' text and reorders them, keeping
+//!   a reserved share of the bundle for graph-added prerequisites.
 
-#[cfg(feature = "neural")]
 mod cross_encoder;
 mod fields;
+mod scorer;
 mod window;
 
 pub use crate::candidate::RankedSkill;
 pub use crate::fusion::{DEFAULT_DENSE_WEIGHT, RerankWeights};
-#[cfg(feature = "neural")]
 pub use cross_encoder::CrossEncoderReranker;
 pub use fields::{FieldEvidence, name_coverage};
+pub use scorer::PairScorer;
 pub use window::{
-    DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT, StageParams,
-    WindowItem, order_window,
+    DEFAULT_BATCH_SIZE, DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT,
+    StageParams, WindowItem, order_window,
 };
 
 use crate::error::Result;

@@ -7,26 +7,22 @@
 //! truncation the shipped tokenizer.json asks for (it says Fixed(128) and 128; see
 //! ../shared/docs/toolchain-notes.md).
 
-use crate::cross_encoder::bert_encoder::BertEncoder;
-use crate::cross_encoder::cpu_bert::{CpuBert, Packed};
+use crate::bert::{BertEncoder, CpuBert, Packed};
 use crate::dense::pooling::{Pooling, PoolingMode};
-use crate::error::{Error, Result};
 use crate::model_dir::{model_err, require_file};
+use crate::tokenizer::pad_and_truncate;
 use candle_core::{DType, Device, IndexOp, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
+use gos_core::{Error, Result};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationStrategy};
 
 /// Default maximum sequence length in tokens when the model directory has no
 /// sentence_bert_config.json (the value all-MiniLM-L6-v2 ships with).
 pub const DEFAULT_MAX_SEQ_LENGTH: usize = 256;
-
-/// Default batch size for [`SentenceEncoder::encode`] callers: 32-64 gave the best CPU
-/// throughput in the measurements of ../shared/docs/toolchain-notes.md.
-pub const DEFAULT_BATCH_SIZE: usize = 32;
 
 /// How the encoder runs.
 enum Backend {
@@ -138,22 +134,13 @@ impl SentenceEncoder {
         let pooling = Pooling::read(dir)?;
         let mut tokenizer =
             Tokenizer::from_file(&tokenizer_path).map_err(|e| model_err(&tokenizer_path, e))?;
-        let pad_id = config.pad_token_id as u32;
-        let pad_token = tokenizer
-            .id_to_token(pad_id)
-            .unwrap_or_else(|| "[PAD]".to_string());
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id,
-            pad_token,
-            ..PaddingParams::default()
-        }));
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: max_seq_length,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| model_err(&tokenizer_path, e))?;
+        pad_and_truncate(
+            &mut tokenizer,
+            config.pad_token_id as u32,
+            max_seq_length,
+            TruncationStrategy::default(),
+        )
+        .map_err(|e| model_err(&tokenizer_path, e))?;
         // SAFETY: the weights file is memory-mapped read-only; gos never writes model files
         // and the mapping lives as long as the model.
         let vb = unsafe {

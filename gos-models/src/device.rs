@@ -3,8 +3,8 @@
 //! `cpu` always works. `cuda` or `cuda:N` needs a build with the `cuda` cargo feature; without it
 //! the request is refused with a message that says how to get it, never silently run on the CPU.
 
-use crate::error::{Error, Result};
 pub use candle_core::Device;
+use gos_core::{Error, Result};
 
 /// Parse a device name: `cpu`, `cuda` (same as `cuda:0`) or `cuda:N` with N the CUDA ordinal.
 ///

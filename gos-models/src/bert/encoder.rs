@@ -19,7 +19,7 @@ use candle_core::{D, DType, Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, layer_norm, linear};
 use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
 
-use super::cpu_bert::{self, CpuBert, CpuLayer, Dense, Head};
+use super::cpu::{self, CpuBert, CpuLayer, Dense, Head};
 use super::kernels::{Activation, Norm};
 
 struct Layer {
@@ -113,7 +113,7 @@ impl BertEncoder {
         };
         let norm = |n: &LayerNorm| -> Result<Norm> {
             match n.bias() {
-                Some(b) => cpu_bert::norm(n.weight(), b, self.eps),
+                Some(b) => cpu::norm(n.weight(), b, self.eps),
                 None => candle_core::bail!("a LayerNorm without bias"),
             }
         };

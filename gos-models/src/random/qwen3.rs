@@ -2,13 +2,13 @@
 //! the Qwen3 embedding and reranker tests and the numpy reference script
 //! (scripts/model_reference.py).
 //!
-//! Test support like [`super::random`]: compiled only with the `test-support` feature and in
-//! gos-core's own unit tests. Weights come from a [`SplitMix64`] stream with a fixed seed, so
+//! Test support like [`super`]: compiled only with the `test-support` feature and in
+//! gos-models' own unit tests. Weights come from a [`SplitMix64`] stream with a fixed seed, so
 //! the same spec gives the same bytes everywhere.
 
-use crate::error::{Error, Result};
-use crate::rng::SplitMix64;
 use candle_core::{Device, Tensor};
+use gos_core::rng::SplitMix64;
+use gos_core::{Error, Result};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;

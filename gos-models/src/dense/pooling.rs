@@ -7,8 +7,8 @@
 //! `pooling_mode_lasttoken` (Qwen3-Embedding). A directory without `modules.json` gets mean
 //! pooling and normalization, what gos did before it read these files.
 
-use crate::error::{Error, Result};
 use crate::model_dir::model_err;
+use gos_core::{Error, Result};
 use serde_json::Value;
 use std::path::Path;
 

@@ -9,8 +9,9 @@
 //! Needs the model unpacked by `scripts/setup-model.sh` (or `GOS_MODEL_DIR`). Without it the
 //! tests skip with a message, unless `GOS_REQUIRE_MODEL=1` (set by `.ci/run`) makes that a failure.
 
-use gos_core::dense::SentenceEncoder;
 use gos_core::dense::index::dot;
+use gos_models::dense::SentenceEncoder;
+use gos_models::device::Device;
 use std::path::PathBuf;
 
 fn model_dir() -> Option<PathBuf> {
@@ -90,7 +91,7 @@ const COSINES: [f32; 15] = [
 #[test]
 fn embeddings_match_the_numpy_reference() {
     let Some(dir) = model_dir() else { return };
-    let enc = SentenceEncoder::load(&dir, &candle_core::Device::Cpu).unwrap();
+    let enc = SentenceEncoder::load(&dir, &Device::Cpu).unwrap();
     assert_eq!(enc.dim(), 384);
     assert_eq!(enc.max_seq_length(), 256);
     let long = long_text();
@@ -142,7 +143,7 @@ fn embeddings_match_the_numpy_reference() {
 #[test]
 fn a_text_embeds_the_same_alone_and_padded_in_a_batch() {
     let Some(dir) = model_dir() else { return };
-    let enc = SentenceEncoder::load(&dir, &candle_core::Device::Cpu).unwrap();
+    let enc = SentenceEncoder::load(&dir, &Device::Cpu).unwrap();
     let long = long_text();
     let alone = enc.encode(&["The cat sits on the mat."]).unwrap();
     let batch = enc.encode(&["The cat sits on the mat.", &long]).unwrap();
@@ -167,7 +168,7 @@ fn a_text_embeds_the_same_alone_and_padded_in_a_batch() {
 #[test]
 fn a_missing_model_directory_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let err = SentenceEncoder::load(dir.path(), &candle_core::Device::Cpu)
+    let err = SentenceEncoder::load(dir.path(), &Device::Cpu)
         .unwrap_err()
         .to_string();
     assert!(err.contains("missing config.json"), "{err}");

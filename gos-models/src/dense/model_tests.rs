@@ -4,7 +4,7 @@
 //! Qwen3 with last-token pooling) over the random weights these tests write. Regenerate with:
 //!
 //! ```sh
-//! GOS_MODEL_FIXTURE_DIR=/tmp/model-fixtures cargo test -p gos-core --lib \
+//! GOS_MODEL_FIXTURE_DIR=/tmp/model-fixtures cargo test -p gos-models --lib \
 //!     write_model_reference_fixtures -- --ignored
 //! python scripts/model_reference.py /tmp/model-fixtures
 //! ```
@@ -13,13 +13,9 @@
 //! cross_encoder/qwen3_tests.rs, come from the same run).
 
 use crate::cross_encoder::Architecture;
-use crate::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
-use crate::cross_encoder::random_qwen3::{
-    RandomQwen3Spec, tiny_qwen3_tokenizer_json, write_random_qwen3,
-};
 use crate::dense::{PoolingMode, Qwen3Embedder, SentenceEncoder, load_embedder};
+use crate::random::qwen3::{RandomQwen3Spec, tiny_qwen3_tokenizer_json, write_random_qwen3};
+use crate::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
 use candle_core::Device;
 use std::path::Path;
 
@@ -303,22 +299,6 @@ fn write_model_reference_fixtures() {
         "rerank": rerank,
     });
     std::fs::write(out.join("inputs.json"), inputs.to_string()).unwrap();
-}
-
-#[test]
-fn length_groups_put_similar_lengths_together_longest_first() {
-    use crate::dense::qwen3::length_groups;
-    assert_eq!(
-        length_groups(&[3, 9, 1, 9, 5], 2),
-        vec![vec![1, 3], vec![4], vec![0], vec![2]]
-    );
-    // 90 and 100 share a batch, 89 starts the next one.
-    assert_eq!(
-        length_groups(&[100, 89, 90, 95], 8),
-        vec![vec![0, 3, 2], vec![1]]
-    );
-    assert_eq!(length_groups(&[4, 2], 0), vec![vec![0], vec![1]]);
-    assert!(length_groups(&[], 4).is_empty());
 }
 
 #[test]

@@ -11,8 +11,7 @@ use candle_core::{IndexOp, Module, Result, Tensor};
 use candle_nn::{Linear, VarBuilder, linear};
 use candle_transformers::models::bert::Config;
 
-use super::bert_encoder::BertEncoder;
-use super::cpu_bert::CpuBert;
+use crate::bert::{BertEncoder, CpuBert};
 
 /// A loaded BERT sequence classifier.
 pub(crate) struct BertClassifier {

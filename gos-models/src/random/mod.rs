@@ -1,9 +1,11 @@
-//! Random-weight cross-encoders in Hugging Face layout, for tests, benchmarks and the numpy
-//! reference script (scripts/cross_encoder_reference.py).
+//! Random-weight models in Hugging Face layout (BERT and XLM-R sequence classifiers, whose
+//! encoder is also a BERT sentence encoder; Qwen3 decoders in [`qwen3`]), for tests, benchmarks
+//! and the numpy reference scripts (scripts/cross_encoder_reference.py,
+//! scripts/model_reference.py).
 //!
-//! Test support, not part of the retrieval library: compiled only with the non-default
-//! `test-support` feature of gos-core (which the gos-cli tests and the benches enable as a
-//! dev-dependency feature) and in gos-core's own unit tests.
+//! Test support, not part of the model library: compiled only with the non-default
+//! `test-support` feature of gos-models (which the tests of gos-cli and gos-pipeline and the
+//! benches enable as a dev-dependency feature) and in gos-models' own unit tests.
 //!
 //! [`write_random_classifier`] writes `config.json`, `tokenizer.json` and `model.safetensors`
 //! of a BERT or XLM-R sequence classifier whose weights come from a [`SplitMix64`] stream
@@ -14,10 +16,12 @@
 //! (WordPiece with the BERT template; Unigram with the XLM-R template) so that tests need no
 //! downloaded file.
 
-use super::Architecture;
-use crate::error::{Error, Result};
-use crate::rng::SplitMix64;
+pub mod qwen3;
+
+use crate::cross_encoder::Architecture;
 use candle_core::{Device, Tensor};
+use gos_core::rng::SplitMix64;
+use gos_core::{Error, Result};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;

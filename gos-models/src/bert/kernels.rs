@@ -1,4 +1,4 @@
-//! Hand-written f32 kernels of the CPU cross-encoder ([`super::cpu_bert`]): a matrix product
+//! Hand-written f32 kernels of the CPU BERT ([`super::cpu`]): a matrix product
 //! over strided slices (the `gemm` crate, the kernel candle itself calls) and the element-wise
 //! passes of a BERT layer (bias + GELU, bias + residual LayerNorm, row softmax).
 //!

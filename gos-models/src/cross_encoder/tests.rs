@@ -5,15 +5,15 @@
 //! tests write. Regenerate with (see the script's header):
 //!
 //! ```sh
-//! GOS_CE_FIXTURE_DIR=/tmp/ce-fixtures cargo test -p gos-core cross_encoder_write_reference_fixtures -- --ignored
+//! GOS_CE_FIXTURE_DIR=/tmp/ce-fixtures cargo test -p gos-models cross_encoder_write_reference_fixtures -- --ignored
 //! /work/main/.venv/bin/python scripts/cross_encoder_reference.py /tmp/ce-fixtures
 //! ```
 
-use super::random::{
+use super::*;
+use crate::random::{
     RandomModelSpec, tiny_bert_tokenizer_json, tiny_xlm_roberta_tokenizer_json,
     write_random_classifier,
 };
-use super::*;
 use std::path::Path;
 
 /// Sequence limit of the reference pairs: small enough that [`DOCS`]`[2]` is truncated.

@@ -10,34 +10,7 @@
 //! ms-marco and bge cross-encoders use a 512-token limit; Hugging Face's default
 //! `longest_first` would cut a long task description, which carries the intent.
 
-use tokenizers::{
-    EncodeInput, Encoding, PaddingParams, PaddingStrategy, Tokenizer, TruncationParams,
-    TruncationStrategy,
-};
-
-/// Configure `tokenizer` for pair scoring: pad to the batch's longest pair with `pad_id`,
-/// truncate the second sequence at `max_length` tokens (special tokens included).
-pub(crate) fn configure(
-    tokenizer: &mut Tokenizer,
-    pad_id: u32,
-    max_length: usize,
-) -> tokenizers::Result<()> {
-    let pad_token = tokenizer
-        .id_to_token(pad_id)
-        .unwrap_or_else(|| "[PAD]".to_string());
-    tokenizer.with_padding(Some(PaddingParams {
-        strategy: PaddingStrategy::BatchLongest,
-        pad_id,
-        pad_token,
-        ..PaddingParams::default()
-    }));
-    tokenizer.with_truncation(Some(TruncationParams {
-        max_length,
-        strategy: TruncationStrategy::OnlySecond,
-        ..TruncationParams::default()
-    }))?;
-    Ok(())
-}
+use tokenizers::{EncodeInput, Encoding, Tokenizer};
 
 /// The query cut to at most `max_tokens` tokens (no special tokens counted), at the end byte
 /// of its last kept token; unchanged when short enough. `tokenizer` must not truncate.
@@ -65,7 +38,8 @@ pub(crate) fn cap_query<'q>(
     Ok(&query[..end])
 }
 
-/// Encode `(query, doc)` for every document with `pairs` (configured by [`configure`]),
+/// Encode `(query, doc)` for every document with `pairs` (configured by
+/// [`crate::tokenizer::pad_and_truncate`] with the `OnlySecond` strategy),
 /// padded to the batch's longest pair; the query is capped with `plain`, the same tokenizer
 /// without truncation or padding.
 pub(crate) fn encode_pairs(
@@ -81,12 +55,4 @@ pub(crate) fn encode_pairs(
         .map(|d| EncodeInput::from((query.to_string(), d.to_string())))
         .collect();
     pairs.encode_batch(inputs, true)
-}
-
-/// The first `max_chars` characters (Unicode scalar values) of `text`.
-pub fn truncate_chars(text: &str, max_chars: usize) -> &str {
-    match text.char_indices().nth(max_chars) {
-        Some((byte, _)) => &text[..byte],
-        None => text,
-    }
 }

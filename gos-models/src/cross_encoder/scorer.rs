@@ -1,30 +1,19 @@
-//! [`PairScorer`]: what a reranking stage needs from a model that reads a query and a document
-//! together, whatever its family.
+//! The cross-encoders behind gos-core's [`PairScorer`], and the loader that picks the family of
+//! a model directory.
 //!
 //! Reranking stages (gos's cross-encoder stage, SkillFlow's shallow and deep rerankers,
-//! SkillRouter's reranker) hold a `Box<dyn PairScorer>`. BERT and XLM-RoBERTa sequence
+//! SkillRouter's reranker) hold an `Arc<dyn PairScorer>`. BERT and XLM-RoBERTa sequence
 //! classifiers ([`CrossEncoder`]) score with their classification head; a Qwen3-based reranker
 //! scores with its yes/no next-token logits in its own prompt template.
 
 use crate::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, Qwen3Reranker};
-use crate::dense::qwen3::is_qwen3;
-use crate::error::Result;
 use crate::model_dir::read_config;
+use crate::qwen3::is_qwen3;
+use gos_core::Result;
+use gos_core::rerank::PairScorer;
 
-/// A relevance model over (query, document) pairs.
-pub trait PairScorer: Send + Sync + std::fmt::Debug {
-    /// A short name of the model for reports (its directory name for local models).
-    fn model_name(&self) -> String;
-
-    /// One relevance score per document, in input order; higher is more relevant. The scale is
-    /// the model's own (logits or log-odds), so scores compare within one call only.
-    ///
-    /// # Errors
-    /// [`crate::Error::Model`] on tokenizer or tensor failures.
-    fn score_pairs(&self, query: &str, docs: &[&str]) -> Result<Vec<f32>>;
-}
-
-/// BERT and XLM-RoBERTa sequence classifiers, in batches of [`DEFAULT_BATCH_SIZE`] pairs.
+/// BERT and XLM-RoBERTa sequence classifiers: [`CrossEncoder::score`] in batches of
+/// [`DEFAULT_BATCH_SIZE`] pairs, or of the stage's batch size.
 impl PairScorer for CrossEncoder {
     fn model_name(&self) -> String {
         self.dir()
@@ -36,6 +25,15 @@ impl PairScorer for CrossEncoder {
     fn score_pairs(&self, query: &str, docs: &[&str]) -> Result<Vec<f32>> {
         self.score(query, docs, DEFAULT_BATCH_SIZE)
     }
+
+    fn score_pairs_batched(
+        &self,
+        query: &str,
+        docs: &[&str],
+        batch_size: usize,
+    ) -> Result<Vec<f32>> {
+        self.score(query, docs, batch_size)
+    }
 }
 
 /// Load the pair scorer in `dir` (Hugging Face layout) onto `device` with an optional sequence
@@ -45,8 +43,8 @@ impl PairScorer for CrossEncoder {
 /// ([`CrossEncoder::load_with_max_length`]) scored in batches sorted by length.
 ///
 /// # Errors
-/// [`crate::Error::Model`] naming the file when a file is missing or unreadable, or the model
-/// family is not supported.
+/// [`gos_core::Error::Model`] naming the file when a file is missing or unreadable, or the
+/// model family is not supported.
 pub fn load_pair_scorer(
     dir: &std::path::Path,
     device: &candle_core::Device,

@@ -12,11 +12,13 @@
 //! Score: `P(yes) = softmax([logit(no), logit(yes)])[1]` at the last position, i.e. the
 //! exponential of the log-softmax over the two tokens, in 0..1.
 
-use crate::dense::qwen3::{last_token_states, length_groups, load_parts};
-use crate::error::Result;
+use crate::batch::length_groups;
 use crate::model_dir::model_err;
+use crate::qwen3::{last_token_states, load_parts};
 use candle_core::{D, Device, Tensor};
 use candle_transformers::models::qwen3::Model;
+use gos_core::Result;
+use gos_core::rerank::PairScorer;
 use std::path::{Path, PathBuf};
 use tokenizers::Tokenizer;
 
@@ -72,7 +74,7 @@ impl Qwen3Reranker {
     /// embeddings when `tie_word_embeddings` is set.
     ///
     /// # Errors
-    /// [`crate::Error::Model`] naming the file when a file is missing or unreadable, the config
+    /// [`gos_core::Error::Model`] naming the file when a file is missing or unreadable, the config
     /// is not a Qwen3 config, the tokenizer has no single `yes` or `no` token, the limit leaves
     /// fewer than 16 tokens for the user turn, or the weights do not match the config.
     pub fn load(dir: &Path, device: &Device, max_length: Option<usize>) -> Result<Self> {
@@ -154,7 +156,7 @@ impl Qwen3Reranker {
     /// Token ids of the prompt for `(query, doc)`: prefix, the user turn cut to fit, suffix.
     ///
     /// # Errors
-    /// [`crate::Error::Model`] on tokenizer failures.
+    /// [`gos_core::Error::Model`] on tokenizer failures.
     pub fn pair_ids(&self, query: &str, doc: &str) -> Result<Vec<u32>> {
         let user = format!(
             "<Instruct>: {}\n<Query>: {query}\n<Document>: {doc}",
@@ -177,7 +179,7 @@ impl Qwen3Reranker {
     /// at most [`QWEN3_RERANK_BATCH_SIZE`] pairs.
     ///
     /// # Errors
-    /// [`crate::Error::Model`] on tokenizer or tensor failures, or a short model output.
+    /// [`gos_core::Error::Model`] on tokenizer or tensor failures, or a short model output.
     pub fn score(&self, query: &str, docs: &[&str]) -> Result<Vec<f32>> {
         let ids: Vec<Vec<u32>> = docs
             .iter()
@@ -216,7 +218,7 @@ impl Qwen3Reranker {
     }
 }
 
-impl super::PairScorer for Qwen3Reranker {
+impl PairScorer for Qwen3Reranker {
     fn model_name(&self) -> String {
         self.dir
             .file_name()

@@ -1,7 +1,7 @@
 //! Shared checks for neural model directories in Hugging Face layout (config.json,
 //! tokenizer.json, model.safetensors), used by the sentence encoder and the cross-encoder.
 
-use crate::error::{Error, Result};
+use gos_core::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// An [`Error::Model`] about `path`.

@@ -4,7 +4,8 @@
 //! A cross-encoder is the strongest known reranker for the top of a candidate list (SkillFlow
 //! and SkillRouter gain most of their top-1 accuracy there, reference notes), and the most
 //! expensive: one transformer pass per candidate. gos runs it over the top R candidates after
-//! diffusion and field-evidence reranking ([`crate::rerank::CrossEncoderReranker`]).
+//! diffusion and field-evidence reranking (`gos_core::rerank::CrossEncoderReranker`, through
+//! [`PairScorer`]).
 //!
 //! Models are read from a directory in Hugging Face layout (`config.json`, `tokenizer.json`,
 //! `model.safetensors`; `tokenizer_config.json` optional). Two architectures are detected from
@@ -25,45 +26,40 @@
 //! `cross_encoder` tests (scripts/cross_encoder_reference.py).
 //!
 //! On the CPU a BERT cross-encoder runs pairs packed without padding, on hand-written
-//! vectorized kernels (`cpu_bert`, `kernels`; docs/performance.md has the measurements); on a
-//! GPU it runs candle's tensors in length-sorted padded batches.
+//! vectorized kernels (`crate::bert`; docs/performance.md has the measurements); on a GPU it
+//! runs candle's tensors in length-sorted padded batches.
 
 mod bert;
-pub(crate) mod bert_encoder;
 mod pair;
 pub mod qwen3;
-#[cfg(any(test, feature = "test-support"))]
-pub mod random;
-#[cfg(any(test, feature = "test-support"))]
-pub mod random_qwen3;
 pub mod scorer;
 mod xlm_roberta;
 
-// The CPU path of BERT cross-encoders: pairs packed without padding, hand-written kernels.
-pub(crate) mod cpu_bert;
-mod kernels;
-
-pub use pair::truncate_chars;
+pub use gos_core::rerank::PairScorer;
 pub use qwen3::Qwen3Reranker;
-pub use scorer::{PairScorer, load_pair_scorer};
+pub use scorer::load_pair_scorer;
 
-use crate::error::{Error, Result};
+use crate::batch::length_groups;
+use crate::bert::{CpuBert, Packed};
 use crate::model_dir::{model_err, require_file};
+use crate::tokenizer::pad_and_truncate;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use gos_core::{Error, Result};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use tokenizers::{Encoding, Tokenizer};
+use tokenizers::{Encoding, Tokenizer, TruncationStrategy};
 
 /// Sequence limit in tokens (special tokens included) when neither the caller nor
 /// `tokenizer_config.json` gives one: 512, what the ms-marco MiniLM and bge-reranker models
 /// were trained with.
 pub const DEFAULT_MAX_LENGTH: usize = 512;
 
-/// Pairs per forward pass in [`CrossEncoder::score`]. 16 pairs of ~512 tokens keep peak
-/// memory under ~200 MiB for a 6-layer 384-wide model on the CPU.
-pub const DEFAULT_BATCH_SIZE: usize = 16;
+/// Pairs per forward pass in [`CrossEncoder::score`] through [`PairScorer::score_pairs`]: the
+/// cross-encoder stage's default, [`gos_core::rerank::DEFAULT_BATCH_SIZE`] (16 pairs of ~512
+/// tokens keep peak memory under ~200 MiB for a 6-layer 384-wide model on the CPU).
+pub const DEFAULT_BATCH_SIZE: usize = gos_core::rerank::DEFAULT_BATCH_SIZE;
 
 /// Model families gos can run as a cross-encoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +124,7 @@ enum Model {
     /// Candle's BERT (a GPU device).
     Bert(bert::BertClassifier),
     /// BERT on the CPU over packed, unpadded pairs.
-    BertCpu(cpu_bert::CpuBert),
+    BertCpu(CpuBert),
     XlmRoberta(xlm_roberta::XlmRobertaClassifier),
 }
 
@@ -137,7 +133,7 @@ pub struct CrossEncoder {
     model: Model,
     /// The model's tokenizer without truncation or padding (query capping).
     plain: Tokenizer,
-    /// The same, configured for pairs by [`pair::configure`].
+    /// The same, configured for pairs by [`pad_and_truncate`] (`OnlySecond`).
     tokenizer: Tokenizer,
     device: Device,
     dir: PathBuf,
@@ -256,8 +252,13 @@ impl CrossEncoder {
             .with_truncation(None)
             .map_err(|e| model_err(&tokenizer_path, e))?;
         let mut tokenizer = plain.clone();
-        pair::configure(&mut tokenizer, pad_id as u32, max_length)
-            .map_err(|e| model_err(&tokenizer_path, e))?;
+        pad_and_truncate(
+            &mut tokenizer,
+            pad_id as u32,
+            max_length,
+            TruncationStrategy::OnlySecond,
+        )
+        .map_err(|e| model_err(&tokenizer_path, e))?;
         // SAFETY: the weights file is memory-mapped read-only; gos never writes model files
         // and the mapping lives as long as the model.
         let vb = unsafe {
@@ -412,7 +413,7 @@ impl CrossEncoder {
     /// BERT path).
     fn forward_packed(
         &self,
-        m: &cpu_bert::CpuBert,
+        m: &CpuBert,
         enc: &[Encoding],
         rows: &[usize],
     ) -> Result<Vec<Vec<f32>>> {
@@ -431,7 +432,7 @@ impl CrossEncoder {
             }
             offsets.push(ids.len());
         }
-        let packed = cpu_bert::Packed {
+        let packed = Packed {
             ids: &ids,
             types: &types,
             offsets: &offsets,
@@ -474,7 +475,7 @@ impl CrossEncoder {
                     .collect();
                 (groups, results)
             } else {
-                let groups = crate::dense::qwen3::length_groups(&lens, batch_size);
+                let groups = length_groups(&lens, batch_size);
                 // Groups run in parallel on rayon's pool (candle's matrix products use the
                 // same pool), so the element-wise work of one group overlaps the products of
                 // another.

@@ -2,7 +2,7 @@
 //! program that uses gos would.
 //!
 //! ```sh
-//! cargo run -p gos-core --example retrieve_fixtures -- "Transcribe the audio track of a video"
+//! cargo run -p gos-models --example retrieve_fixtures -- "Transcribe the audio track of a video"
 //! ```
 //!
 //! With `GOS_MODEL_DIR` set to a sentence-encoder directory (`scripts/setup-model.sh`), the
@@ -10,8 +10,9 @@
 
 use gos_build::embed::EmbedOptions;
 use gos_build::{BuildOptions, build::NoProgress, build_workspace};
-use gos_core::device::Device;
-use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_core::{RetrieveOptions, Workspace};
+use gos_models::dense::load_workspace_encoder;
+use gos_models::device::Device;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,7 +22,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let library = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library");
     let tmp = tempfile::tempdir()?;
     let dir = tmp.path().join("workspace");
-    let embed = std::env::var_os("GOS_MODEL_DIR").map(|d| EmbedOptions::new(d.into()));
+    let embed = std::env::var_os("GOS_MODEL_DIR")
+        .map(|d| EmbedOptions::new(d.into(), load_workspace_encoder));
     let report = build_workspace(
         &BuildOptions {
             library,
@@ -38,8 +40,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.edges.values().sum::<usize>()
     );
 
-    let ws = Workspace::open(&dir)?;
-    let retriever = Retriever::from_workspace(&ws, None, &Device::Cpu)?;
+    // The workspace's own sentence encoder when it has vectors (then seeds are hybrid).
+    let retriever = gos_models::retriever(Workspace::open(&dir)?, None, &Device::Cpu)?;
     let r = retriever.retrieve(&query, &RetrieveOptions::default())?;
     println!(
         "{} with {} seeds, {} skills:",

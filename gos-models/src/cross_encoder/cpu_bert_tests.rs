@@ -4,9 +4,9 @@
 //! numpy reference itself is checked through [`CrossEncoder`] in `tests.rs`.
 
 use super::bert::BertClassifier;
-use super::cpu_bert::{CpuBert, Packed};
-use super::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
 use super::*;
+use crate::bert::{CpuBert, Packed};
+use crate::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
 use candle_transformers::models::bert::Config;
 
 /// A random BERT classifier of width `hidden` with `heads` heads, loaded both ways.

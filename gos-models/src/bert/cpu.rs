@@ -1,10 +1,10 @@
-//! The BERT sequence classifier on the CPU without padding: every pair's tokens are packed one
+//! BERT (the sequence classifier and the sentence encoder) on the CPU without padding: every pair's tokens are packed one
 //! after another into a `(tokens, hidden)` matrix, the per-token layers (projections,
 //! feed-forward, LayerNorm) run over all of them at once, and attention runs per pair over its
 //! own length. No position is ever computed for padding, whatever the spread of lengths.
 //!
-//! Same arithmetic as [`super::bert_encoder::BertEncoder`] plus the pooler and head of
-//! [`super::bert::BertClassifier`] (the query weights carry the 1/sqrt(head width) score
+//! Same arithmetic as [`super::encoder::BertEncoder`] plus the pooler and head of
+//! `crate::cross_encoder::bert::BertClassifier` (the query weights carry the 1/sqrt(head width) score
 //! scale), on f32 slices with the kernels of [`super::kernels`]:
 //! - the per-token work runs over blocks of [`BLOCK_ROWS`] rows in parallel on rayon's pool,
 //!   each block's product followed at once by its fused element-wise pass (bias and GELU;

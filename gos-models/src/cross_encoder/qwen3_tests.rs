@@ -3,8 +3,8 @@
 //! decoder and the yes/no head). Regeneration: see the header of dense/model_tests.rs, whose
 //! fixture writer also writes this model.
 
-use super::random_qwen3::{RandomQwen3Spec, tiny_qwen3_tokenizer_json, write_random_qwen3};
 use super::{PairScorer, Qwen3Reranker, load_pair_scorer};
+use crate::random::qwen3::{RandomQwen3Spec, tiny_qwen3_tokenizer_json, write_random_qwen3};
 use candle_core::Device;
 use std::path::Path;
 
