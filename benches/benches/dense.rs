@@ -13,8 +13,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use gos_build::build::NoProgress;
 use gos_build::embed::EmbedOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::dense::index::{HnswParams, build_hnsw, exact_search, hnsw_search};
-use gos_core::dense::{TextView, Vectors};
+use gos_core::index::dense::search::{HnswParams, build_hnsw, exact_search, hnsw_search};
+use gos_core::index::dense::{TextView, Vectors};
 use gos_core::rng::SplitMix64;
 use gos_core::seed::SeedSource;
 use gos_core::{RetrieveOptions, Retriever, Workspace};

@@ -7,8 +7,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use gos_build::build::NoProgress;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::lexical::LexicalIndex;
-use gos_core::ppr::{PprParams, personalized_pagerank};
+use gos_core::graph::ppr::{PprParams, personalized_pagerank};
+use gos_core::index::lexical::LexicalIndex;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::hint::black_box;
 use std::path::Path;

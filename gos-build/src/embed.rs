@@ -2,7 +2,7 @@
 //! the rest, write the vectors files (and HNSW indexes above a size threshold).
 //!
 //! Reuse is keyed by the hash of the embedded text together with the encoder identity and the
-//! view ([`gos_core::dense::vectors::Vectors::reusable_rows`]), so touching one package
+//! view ([`gos_core::index::dense::vectors::Vectors::reusable_rows`]), so touching one package
 //! re-embeds only that package, and changing the model or the view re-embeds everything.
 //!
 //! The encoder is any [`TextEmbedder`] (documents through [`TextEmbedder::embed_documents`]);
@@ -12,9 +12,9 @@
 use crate::error::BuildError;
 use crate::normalize::Normalized;
 use crate::progress::BuildProgress;
-use gos_core::dense::index::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
-use gos_core::dense::vectors::text_hash;
-use gos_core::dense::{
+use gos_core::index::dense::search::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
+use gos_core::index::dense::vectors::text_hash;
+use gos_core::index::dense::{
     DenseInfo, HnswParams, TextEmbedder, TextView, Vectors, hnsw_file, vectors_file,
 };
 use serde::Serialize;

@@ -5,7 +5,7 @@
 use gos_build::build::NoProgress;
 use gos_build::relate::RelateOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::duplicates::{DUPLICATES_FILE, DuplicateGroups};
+use gos_core::workspace::duplicates::{DUPLICATES_FILE, DuplicateGroups};
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::path::Path;
 use std::sync::Arc;

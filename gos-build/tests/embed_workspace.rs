@@ -7,7 +7,7 @@
 use gos_build::build::NoProgress;
 use gos_build::embed::EmbedOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::dense::{TextView, Vectors, vectors_file};
+use gos_core::index::dense::{TextView, Vectors, vectors_file};
 use gos_core::seed::SeedSource;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use gos_models::dense::load_workspace_encoder;

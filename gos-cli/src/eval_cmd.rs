@@ -4,7 +4,7 @@
 
 use crate::EvalArgs;
 use anyhow::{Context, Result, ensure};
-use gos_core::ppr::PprParams;
+use gos_core::graph::ppr::PprParams;
 use gos_core::{RetrieveOptions, Workspace};
 use gos_eval::encoder::load_query_encoder;
 use gos_eval::{CrossEncoderInfo, EvalConfig, Models, RunInfo};

@@ -3,10 +3,10 @@
 
 use crate::RetrieveArgs;
 use anyhow::{Context, Result};
+use gos_core::graph::ppr::PprParams;
 use gos_core::hydrate::Budgets;
-use gos_core::ppr::PprParams;
+use gos_core::hydrate::sanitize;
 use gos_core::rerank::RerankerKind;
-use gos_core::sanitize;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use gos_models::device::parse_device;
 use serde_json::json;

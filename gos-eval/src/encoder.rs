@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use gos_core::Workspace;
-use gos_core::dense::TextEmbedder;
+use gos_core::index::dense::TextEmbedder;
 use std::path::Path;
 use std::sync::Arc;
 

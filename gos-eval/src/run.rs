@@ -6,7 +6,7 @@ use crate::bootstrap::{Interval, LEVEL, paired_interval};
 use crate::error::{Error, Result};
 use crate::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
 use crate::task::{OracleRef, TaskLine, match_oracles};
-use gos_core::dense::TextEmbedder;
+use gos_core::index::dense::TextEmbedder;
 use gos_core::rerank::{PairScorer, StageParams};
 use gos_core::retrieve::{Timings, rank_of};
 use gos_core::{EdgeType, RetrieveOptions, Retriever, Workspace};

@@ -49,6 +49,6 @@ pub mod random;
 mod tokenizer;
 mod workspace;
 
-pub use gos_core::dense::TextEmbedder;
+pub use gos_core::index::dense::TextEmbedder;
 pub use gos_core::rerank::PairScorer;
 pub use workspace::{query_encoder, retriever};

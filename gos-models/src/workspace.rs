@@ -10,7 +10,7 @@
 
 use crate::dense::load_sentence_encoder;
 use candle_core::Device;
-use gos_core::dense::TextEmbedder;
+use gos_core::index::dense::TextEmbedder;
 use gos_core::{Result, Retriever, Workspace};
 use std::path::Path;
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 //! Needs the model unpacked by `scripts/setup-model.sh` (or `GOS_MODEL_DIR`). Without it the
 //! tests skip with a message, unless `GOS_REQUIRE_MODEL=1` (set by `.ci/run`) makes that a failure.
 
-use gos_core::dense::index::dot;
+use gos_core::index::dense::search::dot;
 use gos_models::dense::SentenceEncoder;
 use gos_models::device::Device;
 use std::path::PathBuf;

@@ -15,8 +15,8 @@
 
 use crate::view::DocView;
 use gos_core::Workspace;
-use gos_core::dense::TextEmbedder;
-use gos_core::dense::vectors::{Vectors, text_hash};
+use gos_core::index::dense::TextEmbedder;
+use gos_core::index::dense::vectors::{Vectors, text_hash};
 use std::path::PathBuf;
 
 /// Directory of the cache files inside a workspace.

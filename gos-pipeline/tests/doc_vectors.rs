@@ -2,7 +2,7 @@
 //! every row, a row whose text changed is embedded again alone, and each view has its own file.
 
 use gos_core::Workspace;
-use gos_core::dense::vectors::Vectors;
+use gos_core::index::dense::vectors::Vectors;
 use gos_models::cross_encoder::Architecture;
 use gos_models::dense::load_embedder;
 use gos_models::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};

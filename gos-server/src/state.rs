@@ -9,7 +9,7 @@ use crate::error::ServerError;
 use arc_swap::ArcSwap;
 use gos_core::Retriever;
 use gos_core::Workspace;
-use gos_core::dense::TextEmbedder;
+use gos_core::index::dense::TextEmbedder;
 use gos_models::device::Device;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

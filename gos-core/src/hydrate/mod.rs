@@ -11,13 +11,14 @@
 //! at a line boundary, closes every code fence it leaves open and ends with a note saying how
 //! much was left out ([`render`]). Counts are in Unicode scalar values (`char`s).
 //!
-//! Everything a package supplies is sanitized before it is rendered ([`crate::sanitize`]), and
+//! Everything a package supplies is sanitized before it is rendered ([`crate::hydrate::sanitize`]), and
 //! content lines that imitate gos's framing are escaped, so each `## Skill: ` line of a bundle
 //! is a real skill header ([`render`] documents the framing).
 
 pub mod alternates;
 mod fence;
 pub mod render;
+pub mod sanitize;
 
 pub use alternates::Alternate;
 pub use fence::{OpenFence, open_fence_at_end};
@@ -170,7 +171,7 @@ impl SourcePaths {
         } else {
             format!(
                 "Paths: every Source path is relative to the library root {}\n",
-                crate::sanitize::inline(&self.library_root)
+                crate::hydrate::sanitize::inline(&self.library_root)
             )
         }
     }
@@ -197,7 +198,7 @@ fn preamble(
     paths: Option<&SourcePaths>,
 ) -> String {
     let one_line: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
-    let one_line = crate::sanitize::inline(&one_line);
+    let one_line = crate::hydrate::sanitize::inline(&one_line);
     let shown: String = one_line.chars().take(160).collect();
     let ellipsis = if one_line.chars().count() > 160 {
         "..."

@@ -4,7 +4,7 @@ use super::scorer::PairScorer;
 use super::window::{StageParams, WindowItem, order_window};
 use super::{RankedSkill, RerankContext, Reranker};
 use crate::error::Result;
-use crate::prerequisite::graph_added;
+use crate::rerank::graph_added;
 use crate::text::truncate_chars;
 
 /// The cross-encoder as a [`Reranker`] (module docs for what it does).

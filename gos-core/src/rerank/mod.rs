@@ -3,28 +3,30 @@
 //! A [`Reranker`] rescores and reorders a list of [`RankedSkill`]s. Two exist:
 //!
 //! - [`FieldEvidence`] (always first): the graph score and the field-level evidence of the
-//!   query in each skill, mixed by [`crate::fusion::final_score`];
+//!   query in each skill, mixed by [`mix::final_score`];
 //! - [`CrossEncoderReranker`] (optional, `--rerank cross-encoder`): a cross-encoder (any
 //!   [`PairScorer`]) reads the query with the top candidates' text and reorders them, keeping
 //!   a reserved share of the bundle for graph-added prerequisites.
 
+mod candidate;
 mod cross_encoder;
 mod fields;
+pub mod mix;
 mod scorer;
 mod window;
 
-pub use crate::candidate::RankedSkill;
-pub use crate::fusion::{DEFAULT_DENSE_WEIGHT, RerankWeights};
+pub use candidate::RankedSkill;
 pub use cross_encoder::CrossEncoderReranker;
 pub use fields::{FieldEvidence, name_coverage};
+pub use mix::{DEFAULT_DENSE_WEIGHT, RerankWeights};
 pub use scorer::PairScorer;
 pub use window::{
     DEFAULT_BATCH_SIZE, DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT,
-    StageParams, WindowItem, order_window,
+    StageParams, WindowItem, graph_added, order_window,
 };
 
+use crate::diffuse::RetrievalMode;
 use crate::error::Result;
-use crate::mode::RetrievalMode;
 use crate::query::Query;
 
 /// What a reranker may know about the retrieval besides the candidates.

@@ -14,13 +14,13 @@
 //!    characters (default 2,048; SkillFlow's deep reranker read 4,096), then tokenized with
 //!    the query by the model ([`super::PairScorer`]).
 //! 3. **Score.** `mixed = w * sigmoid(ce) + (1 - w) * s / s_max`
-//!    ([`crate::fusion::cross_encoder_mix`]), `w` = [`StageParams::weight`]
+//!    ([`super::mix::cross_encoder_mix`]), `w` = [`StageParams::weight`]
 //!    in [0, 1], `ce` the cross-encoder score ([`super::PairScorer::score_pairs_batched`]) and `s_max` the best
 //!    field-evidence score. `w = 1` is the cross-encoder alone; `w = 0` keeps the old order.
 //!    The sigmoid maps the logit of a one-label ms-marco or bge model to a probability, so
 //!    both terms lie in [0, 1].
 //! 4. **Reserved share for prerequisites.** Of the first `top_n` (bundle size) positions,
-//!    `round(reserved_share * top_n)` are kept for *graph-added* candidates ([`crate::prerequisite::graph_added`]:
+//!    `round(reserved_share * top_n)` are kept for *graph-added* candidates ([`graph_added`]:
 //!    non-seeds that the graph ranked above their first-stage rank) that were inside the first `top_n` before the stage, in their old order. So a
 //!    prerequisite that the graph put into the bundle is not pushed out merely because its
 //!    text matches the query less; other candidates fill the remaining positions by `mixed`.
@@ -29,8 +29,10 @@
 //!    in their old order. Scores become `mixed`, clamped to be non-increasing down the list;
 //!    candidates after the window are scaled into `[0, min mixed]` in their old proportions.
 
+use super::RankedSkill;
+use super::mix::cross_encoder_mix;
+use crate::diffuse::RetrievalMode;
 use crate::error::{Error, Result};
-use crate::fusion::cross_encoder_mix;
 
 /// Default pairs per cross-encoder forward pass: 16 pairs of ~512 tokens keep peak memory
 /// under ~200 MiB for a 6-layer 384-wide BERT on the CPU (gos-models' cross-encoders batch by
@@ -151,6 +153,16 @@ pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) ->
         .chain(others[fill..].iter().copied())
         .map(|i| (i, mixed[i]))
         .collect()
+}
+
+/// Whether candidate `r`, at 1-based position `pre_rank` before a reranker, was added by the
+/// graph: in a mode that uses the graph, a non-seed with graph mass that the graph ranked above
+/// its first-stage rank (or that the first stage never found).
+pub fn graph_added(mode: RetrievalMode, pre_rank: usize, r: &RankedSkill) -> bool {
+    mode != RetrievalMode::NoGraph
+        && r.seed_rank.is_none()
+        && r.graph_score > 0.0
+        && r.pool_rank.is_none_or(|l| l > pre_rank)
 }
 
 #[cfg(test)]

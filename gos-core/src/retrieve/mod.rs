@@ -22,14 +22,15 @@ mod reason;
 pub use cut::BundleCut;
 pub use options::{DEFAULT_COLLAPSE_DUPLICATES, RetrieveOptions};
 
-pub use crate::candidate::RankedSkill;
-pub use crate::mode::RetrievalMode;
+pub use crate::diffuse::RetrievalMode;
 pub use crate::relevance::DenseFloor;
+pub use crate::rerank::RankedSkill;
 
-use crate::dense::TextEmbedder;
 use crate::diffuse;
 use crate::error::{Error, Result};
 use crate::hydrate::{Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
+use crate::index::dense::TextEmbedder;
+use crate::index::lexical::analyzer::{analyzer, tokens};
 use crate::query::Query;
 use crate::relevance::{self, Decision, NoHitReason, RelevanceEvidence};
 use crate::rerank::{
@@ -38,7 +39,6 @@ use crate::rerank::{
 use crate::seed::{
     DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedSource, Seeder, seeds_from_pool,
 };
-use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::sync::Arc;
@@ -229,7 +229,7 @@ impl Retriever {
 
     /// Embed `query` with the retriever's embedder ([`TextEmbedder::embed_queries`]): unit
     /// vectors of the embedder's dimension, the whole text first, then (with `chunks`) one per
-    /// passage of [`crate::dense::query_passages`]. A skill's dense score is its best cosine
+    /// passage of [`crate::index::dense::query_passages`]. A skill's dense score is its best cosine
     /// over them. (For gos's sentence encoders with a Normalize module, all-MiniLM-L6-v2
     /// among them, these are the encoder's own vectors bit for bit.)
     ///
@@ -272,7 +272,10 @@ impl Retriever {
         let seeder = self.seeder(source, opts)?;
         let t = Instant::now();
         let embedded;
-        let code_boost = opts.query.code_boost_for(source);
+        let code_boost = opts
+            .query
+            .code_boost
+            .unwrap_or_else(|| source.default_code_boost());
         let mut query = Query::with_params(text, opts.query.markup, code_boost);
         if source.needs_vectors() {
             query = query.with_vectors(match query_vectors {

@@ -11,7 +11,7 @@ use crate::dense::qwen3::Qwen3Embedder;
 use crate::model_dir::read_config;
 use crate::qwen3::is_qwen3;
 use gos_core::Result;
-use gos_core::dense::TextEmbedder;
+use gos_core::index::dense::TextEmbedder;
 use std::sync::Arc;
 
 /// Scale each vector to unit length (a zero vector stays zero).

@@ -13,6 +13,6 @@ pub mod qwen3;
 
 pub use embedder::{load_embedder, load_sentence_encoder, load_workspace_encoder};
 pub use encoder::SentenceEncoder;
-pub use gos_core::dense::TextEmbedder;
+pub use gos_core::index::dense::TextEmbedder;
 pub use pooling::{Pooling, PoolingMode};
 pub use qwen3::Qwen3Embedder;

@@ -20,7 +20,7 @@ use crate::qwen3::{last_token_states, load_parts};
 use candle_core::Device;
 use candle_transformers::models::qwen3::Model;
 use gos_core::Result;
-use gos_core::dense::TextEmbedder;
+use gos_core::index::dense::TextEmbedder;
 use serde_json::Value;
 use std::path::Path;
 use tokenizers::{Tokenizer, TruncationParams};

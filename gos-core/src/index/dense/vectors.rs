@@ -24,9 +24,9 @@ pub const VECTORS_MAGIC: &[u8; 8] = b"GOSVEC01";
 /// What a vectors file holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VectorsHeader {
-    /// Encoder identity ([`crate::dense::TextEmbedder::model_id`]).
+    /// Encoder identity ([`crate::index::dense::TextEmbedder::model_id`]).
     pub model: String,
-    /// Text view embedded ([`crate::dense::TextView::as_str`]).
+    /// Text view embedded ([`crate::index::dense::TextView::as_str`]).
     pub view: String,
     /// Embedding dimension.
     pub dim: usize,

@@ -10,10 +10,15 @@
 //! | one-hop | [`OneHop`]: seeds plus their direct prerequisites, no iteration |
 //! | no-graph | [`NoGraph`]: the seed weights themselves |
 
+pub mod mode;
+
+pub use mode::RetrievalMode;
+
 use crate::graph::SkillGraph;
-use crate::mode::RetrievalMode;
-use crate::ppr::{PprMethod, PprParams, TransitionMatrix, personalized_pagerank, push_pagerank};
-use crate::prerequisite::prerequisites;
+use crate::graph::ppr::{
+    PprMethod, PprParams, TransitionMatrix, personalized_pagerank, push_pagerank,
+};
+use crate::graph::prerequisite::prerequisites;
 use crate::workspace::Workspace;
 
 /// A graph operation on the seed weights.

@@ -7,8 +7,8 @@
 //! is therefore the default up to [`DEFAULT_HNSW_THRESHOLD`] vectors; docs/performance.md has the
 //! measurements on real embeddings that back the threshold and [`HnswParams::default`].
 
-use crate::dense::vectors::Vectors;
 use crate::error::{Error, Result};
+use crate::index::dense::vectors::Vectors;
 use instant_distance::{Builder, HnswMap, Point, Search};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -9,21 +9,25 @@
 //! | `graph.json` | the [`GraphFile`] (typed edges with provenance), byte-reproducible |
 //! | `tantivy/` | the BM25 index ([`LexicalIndex`]) |
 //! | `build-report.json` | counts, skipped packages, recoveries, timings |
-//! | `vectors-VIEW.bin` | skill embeddings of one text view ([`crate::dense::vectors`]), when built with a model |
+//! | `vectors-VIEW.bin` | skill embeddings of one text view ([`crate::index::dense::vectors`]), when built with a model |
 //! | `hnsw-VIEW.cbor` | HNSW index over them, only for collections above the build's threshold |
-//! | `duplicates.json` | near-duplicate groups ([`crate::duplicates::DuplicateGroups`]), only when the build found any |
+//! | `duplicates.json` | near-duplicate groups ([`crate::workspace::duplicates::DuplicateGroups`]), only when the build found any |
 //!
 //! Writes are atomic at the directory level ([`commit_dir`]): a build fills a temporary sibling
 //! directory and renames it into place, so an interrupted or failed build leaves the previous
 //! workspace whole (the same idea as tantivy's atomic meta file).
 
-use crate::dense::{DenseInfo, DenseSet};
-use crate::duplicates::NodeGroups;
+pub mod duplicates;
+pub mod lock;
+pub mod manifest;
+
 use crate::error::{Error, Result};
+use crate::graph::ppr::{ReverseWeights, TransitionMatrix};
 use crate::graph::{GraphFile, SkillGraph};
-use crate::lexical::LexicalIndex;
-use crate::manifest::Manifest;
-use crate::ppr::{ReverseWeights, TransitionMatrix};
+use crate::index::dense::{DenseInfo, DenseSet};
+use crate::index::lexical::LexicalIndex;
+use duplicates::NodeGroups;
+use manifest::Manifest;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -536,7 +540,7 @@ fn interrupted_swaps(target: &Path) -> Vec<PathBuf> {
 }
 
 /// Finish what a build killed during [`commit_dir`] left behind. Call it holding the build
-/// lock ([`crate::workspace_lock::BuildLock`]), before building into `target`.
+/// lock ([`crate::workspace::lock::BuildLock`]), before building into `target`.
 ///
 /// When `target` is missing and a previous workspace waits under `.NAME.old-PID`, the newest
 /// one is renamed back to `target` and its path returned; older ones, and all of them when

@@ -6,7 +6,6 @@
 //! at least the recorded threshold). A workspace without the file has no groups, and retrieval
 //! is then exactly what it was before groups existed.
 
-use crate::candidate::RankedSkill;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -107,27 +106,34 @@ impl NodeGroups {
         self.group.get(node).copied().flatten()
     }
 
-    /// Keep the best-ranked member of each group in `ranked` (in order) and drop the others;
-    /// returns, per kept node that had any, the dropped members in rank order (its
-    /// *alternates*). Nodes outside every group are untouched.
-    pub fn collapse(&self, ranked: &mut Vec<RankedSkill>) -> BTreeMap<usize, Vec<usize>> {
+    /// Keep the best-ranked member of each group in `ranked` (in order; `node_of` gives an
+    /// entry's node) and drop the others; returns, per kept node that had any, the dropped
+    /// members in rank order (its *alternates*). Nodes outside every group are untouched.
+    pub fn collapse<T>(
+        &self,
+        ranked: &mut Vec<T>,
+        node_of: impl Fn(&T) -> usize,
+    ) -> BTreeMap<usize, Vec<usize>> {
         let mut alternates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         if self.is_empty() {
             return alternates;
         }
         let mut kept_of_group: HashMap<u32, usize> = HashMap::new();
-        ranked.retain(|r| match self.group_of(r.node) {
-            None => true,
-            Some(g) => match kept_of_group.get(&g) {
-                Some(&kept) => {
-                    alternates.entry(kept).or_default().push(r.node);
-                    false
-                }
-                None => {
-                    kept_of_group.insert(g, r.node);
-                    true
-                }
-            },
+        ranked.retain(|r| {
+            let node = node_of(r);
+            match self.group_of(node) {
+                None => true,
+                Some(g) => match kept_of_group.get(&g) {
+                    Some(&kept) => {
+                        alternates.entry(kept).or_default().push(node);
+                        false
+                    }
+                    None => {
+                        kept_of_group.insert(g, node);
+                        true
+                    }
+                },
+            }
         });
         alternates
     }
@@ -136,14 +142,6 @@ impl NodeGroups {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ranked(nodes: &[usize]) -> Vec<RankedSkill> {
-        nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &node)| RankedSkill::scored(node, 1.0 / (i + 1) as f64))
-            .collect()
-    }
 
     fn stored(groups: &[&[&str]]) -> DuplicateGroups {
         DuplicateGroups {
@@ -161,10 +159,9 @@ mod tests {
         let ids = ["a", "b", "c", "d", "e"];
         let g = NodeGroups::new(&stored(&[&["a", "c", "e"]]), &ids, Path::new("x")).unwrap();
         assert_eq!((g.len(), g.group_of(2), g.group_of(1)), (1, Some(0), None));
-        let mut r = ranked(&[2, 1, 0, 3, 4]);
-        let alt = g.collapse(&mut r);
-        let order: Vec<usize> = r.iter().map(|s| s.node).collect();
-        assert_eq!(order, vec![2, 1, 3]);
+        let mut r = vec![2, 1, 0, 3, 4];
+        let alt = g.collapse(&mut r, |&n| n);
+        assert_eq!(r, vec![2, 1, 3]);
         assert_eq!(alt, BTreeMap::from([(2, vec![0, 4])]));
     }
 
@@ -185,8 +182,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = NodeGroups::load(dir.path(), &["a", "b"]).unwrap();
         assert!(g.is_empty());
-        let mut r = ranked(&[1, 0]);
-        assert!(g.collapse(&mut r).is_empty());
+        let mut r = vec![1, 0];
+        assert!(g.collapse(&mut r, |&n| n).is_empty());
         assert_eq!(r.len(), 2);
     }
 }

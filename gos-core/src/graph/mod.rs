@@ -1,6 +1,9 @@
 //! The typed skill graph: a petgraph directed graph whose nodes are skill ids and whose edges
 //! carry a relation type, weight, provenance and evidence.
 
+pub mod ppr;
+pub mod prerequisite;
+
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -12,12 +12,13 @@
 //! term's clause is boosted by `1 + ln(tf)` of its count in the query, times the term's
 //! weight when one is given ([`crate::query::Query::boosts`]).
 
+pub mod analyzer;
 mod boosts;
 
 pub use boosts::FieldBoosts;
 
 use crate::error::{Error, Result};
-use crate::text::{ANALYZER_NAME, analyzer, term_counts};
+use analyzer::{ANALYZER_NAME, analyzer, term_counts};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Collector, SegmentCollector};
@@ -314,7 +315,7 @@ impl LexicalIndex {
         })
     }
 
-    /// Analyzed query terms with their counts (see [`crate::text`]).
+    /// Analyzed query terms with their counts (see [`mod@analyzer`]).
     pub fn query_terms(query: &str) -> BTreeMap<String, u32> {
         term_counts(&mut analyzer(), query)
     }
