@@ -19,9 +19,11 @@ pub mod alternates;
 mod fence;
 pub mod render;
 pub mod sanitize;
+mod select;
 
 pub use alternates::Alternate;
 pub use fence::{OpenFence, open_fence_at_end};
+pub use select::{Selection, select};
 
 use crate::relevance::NoHitReason;
 use crate::skill::ContentWarning;

@@ -40,7 +40,8 @@ pub struct RerankContext<'a> {
     pub eligible: usize,
     /// Bundle size (most skills hydrated).
     pub top_n: usize,
-    /// A candidate's text view: its name, description and body.
+    /// A candidate's text as a model reads it: [`crate::Workspace::cross_encoder_text`] in a
+    /// retrieval (a function here so that rerankers need no workspace in tests).
     pub text: &'a dyn Fn(&RankedSkill) -> Result<String>,
 }
 

@@ -10,9 +10,10 @@
 //!    of candidates above the relative-score floor. Only they are scored; the set of
 //!    candidates above the floor therefore does not change, and neither does any candidate
 //!    after the window.
-//! 2. **Text view.** Each candidate's text (name, description, body) cut to `max_chars`
-//!    characters (default 2,048; SkillFlow's deep reranker read 4,096), then tokenized with
-//!    the query by the model ([`super::PairScorer`]).
+//! 2. **Text view.** Each candidate's text (name, description, body:
+//!    [`crate::Workspace::cross_encoder_text`]) cut to `max_chars` characters (default 2,048;
+//!    SkillFlow's deep reranker read 4,096), then tokenized with the query by the model
+//!    ([`super::PairScorer`]).
 //! 3. **Score.** `mixed = w * sigmoid(ce) + (1 - w) * s / s_max`
 //!    ([`super::mix::cross_encoder_mix`]), `w` = [`StageParams::weight`]
 //!    in [0, 1], `ce` the cross-encoder score ([`super::PairScorer::score_pairs_batched`]) and `s_max` the best

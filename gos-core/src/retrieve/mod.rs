@@ -28,11 +28,11 @@ pub use crate::rerank::RankedSkill;
 
 use crate::diffuse;
 use crate::error::{Error, Result};
-use crate::hydrate::{Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
+use crate::hydrate::{self, Bundle, SourcePaths, no_hit};
 use crate::index::dense::TextEmbedder;
 use crate::index::lexical::analyzer::{analyzer, tokens};
 use crate::query::Query;
-use crate::relevance::{self, Decision, NoHitReason, RelevanceEvidence};
+use crate::relevance::{self, Decision, RelevanceEvidence};
 use crate::rerank::{
     CrossEncoderReranker, FieldEvidence, PairScorer, RerankContext, Reranker, StageParams,
 };
@@ -320,13 +320,7 @@ impl Retriever {
 
         let t = Instant::now();
         let mut ranked = candidates::assemble(&self.ws, &first, &seeds, &graph_scores);
-        let text_view = |r: &RankedSkill| -> Result<String> {
-            Ok(format!(
-                "{}\n{}",
-                self.ws.manifest().nodes[r.node].name,
-                self.content(r.node)?
-            ))
-        };
+        let text_view = |r: &RankedSkill| self.ws.cross_encoder_text(r.node);
         let mut ctx = RerankContext {
             query: &query,
             mode: opts.mode,
@@ -368,25 +362,18 @@ impl Retriever {
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {
             Decision::Hit { eligible } => {
-                let (inputs, flagged) =
-                    self.hydration_inputs(&ranked[..eligible], &alternates, opts)?;
-                let paths = SourcePaths {
-                    library_root: self.ws.info().library_root.clone(),
-                    absolute: opts.absolute_paths,
-                };
-                let why = if inputs.is_empty() {
-                    Err(NoHitReason::AllFlagged { flagged })
-                } else {
-                    hydrate(text, &inputs, &opts.budgets, &paths).map_err(|f| {
-                        NoHitReason::NothingFits {
-                            needed: f.needed,
-                            available: f.available,
-                            max_context_chars: opts.budgets.max_context_chars,
-                            max_chars_per_skill: opts.budgets.max_chars_per_skill,
-                        }
-                    })
-                };
-                why.unwrap_or_else(|why| {
+                let eligible = &ranked[..eligible];
+                let selection = hydrate::select(
+                    &self.ws,
+                    eligible,
+                    opts.budgets.top_n,
+                    opts.exclude_flagged,
+                    |i, r| reason::reason(&self.ws, &eligible[..i], r, opts.mode),
+                    |node| collapse::alternates_of(&self.ws, &alternates, node),
+                )?;
+                let paths = SourcePaths::of(&self.ws, opts.absolute_paths);
+                let bundle = selection.hydrate(text, &opts.budgets, &paths);
+                bundle.unwrap_or_else(|why| {
                     decision = Decision::NoHit(why);
                     no_hit(text, &why)
                 })
@@ -453,53 +440,6 @@ impl Retriever {
                 HybridSeeder::new(lexical, set, opts.seeds.fusion)
                     .with_field_boosts(opts.query.field_boosts),
             ),
-        })
-    }
-
-    /// The first `opts.budgets.top_n` candidates of `eligible` as hydration inputs, each with
-    /// its reason, skipping flagged skills with [`RetrieveOptions::exclude_flagged`]; and how
-    /// many flagged skills were skipped.
-    fn hydration_inputs(
-        &self,
-        eligible: &[RankedSkill],
-        alternates: &collapse::Alternates,
-        opts: &RetrieveOptions,
-    ) -> Result<(Vec<HydrationInput>, usize)> {
-        let n = eligible.len().min(opts.budgets.top_n);
-        let mut inputs = Vec::with_capacity(n);
-        let mut flagged = 0;
-        for (i, r) in eligible.iter().enumerate() {
-            if inputs.len() == n {
-                break;
-            }
-            let node = &self.ws.manifest().nodes[r.node];
-            if opts.exclude_flagged && !node.warnings.is_empty() {
-                flagged += 1;
-                continue;
-            }
-            inputs.push(HydrationInput {
-                node: r.node,
-                id: node.id.clone(),
-                name: node.name.clone(),
-                source: node.source_path.clone(),
-                score: r.score,
-                reason: reason::reason(&self.ws, &eligible[..i], r, opts.mode),
-                content: self.content(r.node)?,
-                warnings: node.warnings.clone(),
-                alternates: collapse::alternates_of(&self.ws, alternates, r.node),
-            });
-        }
-        Ok((inputs, flagged))
-    }
-
-    /// A skill's hydrated content: its description paragraph, then its stored body.
-    fn content(&self, node: usize) -> Result<String> {
-        let body = self.ws.lexical().body(node)?.unwrap_or_default();
-        let description = self.ws.manifest().nodes[node].description.value.trim();
-        Ok(if description.is_empty() {
-            body
-        } else {
-            format!("{description}\n\n{}", body.trim())
         })
     }
 }

@@ -11,15 +11,20 @@
 //! | `build-report.json` | counts, skipped packages, recoveries, timings |
 //! | `vectors-VIEW.bin` | skill embeddings of one text view ([`crate::index::dense::vectors`]), when built with a model |
 //! | `hnsw-VIEW.cbor` | HNSW index over them, only for collections above the build's threshold |
-//! | `duplicates.json` | near-duplicate groups ([`crate::workspace::duplicates::DuplicateGroups`]), only when the build found any |
+//! | `duplicates.json` | near-duplicate groups ([`duplicates::DuplicateGroups`]), only when the build found any |
 //!
 //! Writes are atomic at the directory level ([`commit_dir`]): a build fills a temporary sibling
 //! directory and renames it into place, so an interrupted or failed build leaves the previous
 //! workspace whole (the same idea as tantivy's atomic meta file).
+//!
+//! A skill's stored texts as the stages read them (its body, the hydrated content, the
+//! cross-encoder's text) are methods of [`Workspace`] ([`Workspace::content`] and the others
+//! beside it). Submodules: [`manifest`], [`duplicates`], [`lock`] (the build lock).
 
 pub mod duplicates;
 pub mod lock;
 pub mod manifest;
+mod texts;
 
 use crate::error::{Error, Result};
 use crate::graph::ppr::{ReverseWeights, TransitionMatrix};
