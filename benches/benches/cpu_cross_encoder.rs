@@ -3,7 +3,7 @@
 //! 20 candidates, each document cut at 512 characters (reference notes §6.1).
 //!
 //! Two queries over the same documents, both through [`CrossEncoder::score`] (on the CPU: pairs
-//! packed without padding, `cross_encoder::cpu_bert`):
+//! packed without padding, gos-models' `bert::cpu`):
 //! - `score`: the 400-character task (~100 tokens), the whole task as the query;
 //! - `score_short_query`: a one-line query of ~25 tokens, the kind SkillFlow's rerankers take
 //!   (one LLM-written query per task, reference notes §6.1).
