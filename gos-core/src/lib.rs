@@ -82,9 +82,10 @@
 //! | [`error`], [`text`], [`rng`] | typed errors; text clipping; the deterministic random source |
 //! | [`facets`], [`prerequisite`] | experimental options, off by default (facet coverage; prerequisite reservation) |
 //!
-//! No module depends on one below it in the pipeline except through a trait the caller passes
-//! in; the models live in the `gos-models` crate, behind [`TextEmbedder`] and [`PairScorer`].
-//! The crate has no network code. Errors are typed ([`Error`]).
+//! Each stage depends only on the modules above it and the utilities ([`retrieve`] uses them
+//! all, the experimental options included); no module depends on another in a cycle. The
+//! models live in the `gos-models` crate, behind [`TextEmbedder`] and [`PairScorer`]. The
+//! crate has no network code. Errors are typed ([`Error`]).
 
 #![warn(missing_docs)]
 

@@ -245,3 +245,69 @@ impl ServerState {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// all-MiniLM-L6-v2 (`GOS_MODEL_DIR` or `models/`), or `None` with a message; a failure with
+    /// `GOS_REQUIRE_MODEL=1`.
+    fn model_dir() -> Option<PathBuf> {
+        let dir = std::env::var_os("GOS_MODEL_DIR").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
+            PathBuf::from,
+        );
+        if dir.join("model.safetensors").is_file() {
+            return Some(dir);
+        }
+        let msg = format!("no sentence encoder at {}", dir.display());
+        assert!(
+            std::env::var("GOS_REQUIRE_MODEL").as_deref() != Ok("1"),
+            "{msg}"
+        );
+        eprintln!("SKIP: {msg}");
+        None
+    }
+
+    /// A reload of a workspace whose vectors come from the same model keeps the loaded encoder
+    /// (the same `Arc`), and the new retriever seeds hybrid with it.
+    #[test]
+    fn a_reload_reuses_the_query_encoder() {
+        let Some(model) = model_dir() else { return };
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        gos_build::build_workspace(
+            &gos_build::BuildOptions {
+                library: Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library"),
+                workspace: ws.clone(),
+                relate: Default::default(),
+                embed: Some(gos_build::embed::EmbedOptions::new(
+                    model,
+                    gos_models::dense::load_workspace_encoder,
+                )),
+                force: false,
+            },
+            &gos_build::build::NoProgress,
+        )
+        .unwrap();
+        let state = ServerState::open(ServeConfig {
+            workspace: ws,
+            model_dir: None,
+            lexical_only: false,
+        })
+        .unwrap();
+        let before = state.current();
+        let encoder = before.retriever().embedder().cloned().expect("an encoder");
+        assert_eq!(state.reload().unwrap(), 2);
+        let after = state.current();
+        let again = after.retriever().embedder().expect("an encoder");
+        assert!(Arc::ptr_eq(&encoder, again), "the encoder was loaded again");
+        assert_eq!(after.encoder_model(), Some(encoder.model_id()));
+        let asked = gos_core::seed::SeedSource::Auto;
+        assert_eq!(
+            after.retriever().seed_source(asked),
+            gos_core::seed::SeedSource::Hybrid
+        );
+    }
+}

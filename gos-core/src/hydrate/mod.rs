@@ -157,6 +157,14 @@ pub struct SourcePaths {
 }
 
 impl SourcePaths {
+    /// `Source:` paths under the library root of `ws`, absolute when `absolute`.
+    pub fn of(ws: &crate::Workspace, absolute: bool) -> Self {
+        SourcePaths {
+            library_root: ws.info().library_root.clone(),
+            absolute,
+        }
+    }
+
     /// The path shown for the library-relative `source`.
     pub fn show(&self, source: &str) -> String {
         if self.absolute {

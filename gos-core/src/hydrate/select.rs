@@ -87,13 +87,3 @@ impl Selection {
         })
     }
 }
-
-impl SourcePaths {
-    /// `Source:` paths under the library root of `ws`, absolute when `absolute`.
-    pub fn of(ws: &Workspace, absolute: bool) -> Self {
-        SourcePaths {
-            library_root: ws.info().library_root.clone(),
-            absolute,
-        }
-    }
-}

@@ -17,8 +17,8 @@ use crate::error::Result;
 ///   an empty output); higher is more relevant. The scale is the model's own (logits,
 ///   log-odds or a probability), so scores compare within one call only.
 /// - A document's score does not depend on the other documents of the call nor on how they
-///   are batched: [`PairScorer::score_pairs_batched`] with any batch size gives the scores of
-///   [`PairScorer::score_pairs`].
+///   are batched, beyond floating-point rounding: [`PairScorer::score_pairs_batched`] with any
+///   batch size gives the scores of [`PairScorer::score_pairs`].
 /// - It is deterministic: the same query and documents give the same scores.
 pub trait PairScorer: Send + Sync + std::fmt::Debug {
     /// A short name of the model for reports (its directory name for local models).

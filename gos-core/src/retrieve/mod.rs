@@ -198,11 +198,6 @@ impl Retriever {
         &self.ws
     }
 
-    /// The workspace's shared handle (a clone is one reference count).
-    pub fn shared_workspace(&self) -> &Arc<Workspace> {
-        &self.ws
-    }
-
     /// The query embedder, when the retriever has one.
     pub fn embedder(&self) -> Option<&Arc<dyn TextEmbedder>> {
         self.embedder.as_ref()
@@ -447,4 +442,17 @@ impl Retriever {
 /// Convenience for tests and tools: the rank (1-based) of `node` in `ranked`.
 pub fn rank_of(ranked: &[RankedSkill], node: usize) -> Option<usize> {
     ranked.iter().position(|r| r.node == node).map(|p| p + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Clone + Send + Sync>() {}
+
+    /// A retriever is shared by server threads and kept across requests as is.
+    #[test]
+    fn a_retriever_is_clone_send_and_sync() {
+        shareable::<Retriever>();
+    }
 }

@@ -16,8 +16,8 @@ use crate::error::Result;
 /// - Both embedding methods return `texts.len()` vectors of [`TextEmbedder::dim`] f32 each, in
 ///   input order, L2-normalized, so a dot product is the cosine similarity. An empty input
 ///   gives an empty output.
-/// - The same text gives the same vector on every call (no sampling, no state between calls),
-///   whatever else is in the batch.
+/// - The same text gives the same vector on every call (no sampling, no state between calls);
+///   the other texts of a call change it by floating-point rounding at most.
 /// - [`TextEmbedder::model_id`] changes whenever the vectors would: the workspace stores it
 ///   with its skill vectors, and a retriever refuses a query embedder whose id differs.
 pub trait TextEmbedder: Send + Sync + std::fmt::Debug {
