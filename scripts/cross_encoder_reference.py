@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference logits for the cross-encoder tests (gos-core/src/cross_encoder/tests.rs).
+"""Reference logits for the cross-encoder tests (gos-models/src/cross_encoder/tests.rs).
 
 An implementation independent of gos and candle: the pair is tokenized with the Python
 `tokenizers` package (query and document separately, without special tokens), truncated here
@@ -11,7 +11,7 @@ weights in model.safetensors. Each pair runs alone, without padding.
 Run once, in a scratch venv with numpy, safetensors and tokenizers from PyPI:
 
     GOS_CE_FIXTURE_DIR=/tmp/ce-fixtures \
-        cargo test -p gos-core cross_encoder_write_reference_fixtures -- --ignored
+        cargo test -p gos-models cross_encoder_write_reference_fixtures -- --ignored
     python scripts/cross_encoder_reference.py /tmp/ce-fixtures
 
 and paste the printed constants into tests.rs. The constants there were produced this way with

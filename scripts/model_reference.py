@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reference token ids and outputs for the encoder-family and Qwen3 reranker tests
-(gos-core/src/dense/model_tests.rs, gos-core/src/cross_encoder/qwen3_tests.rs).
+(gos-models/src/dense/model_tests.rs, gos-models/src/cross_encoder/qwen3_tests.rs).
 
 Independent of gos and candle: texts are tokenized with the Python `tokenizers` package and run
 through float64 numpy forward passes over the weights in model.safetensors:
@@ -16,7 +16,7 @@ through float64 numpy forward passes over the weights in model.safetensors:
 
 Run once (numpy, safetensors, tokenizers from PyPI):
 
-    GOS_MODEL_FIXTURE_DIR=/tmp/model-fixtures cargo test -p gos-core --lib \\
+    GOS_MODEL_FIXTURE_DIR=/tmp/model-fixtures cargo test -p gos-models --lib \\
         write_model_reference_fixtures -- --ignored
     python scripts/model_reference.py /tmp/model-fixtures
 

@@ -3,7 +3,7 @@
 //! 20 candidates, each document cut at 512 characters (reference notes §6.1).
 //!
 //! Two queries over the same documents, both through [`CrossEncoder::score`] (on the CPU: pairs
-//! packed without padding, `cross_encoder::cpu_bert`):
+//! packed without padding, gos-models' `bert::cpu`):
 //! - `score`: the 400-character task (~100 tokens), the whole task as the query;
 //! - `score_short_query`: a one-line query of ~25 tokens, the kind SkillFlow's rerankers take
 //!   (one LLM-written query per task, reference notes §6.1).
@@ -20,7 +20,8 @@ mod ce_common;
 
 use ce_common::{QUERY, fixture_chars, minilm_cross_encoder};
 use criterion::{Criterion, criterion_group, criterion_main};
-use gos_core::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE, truncate_chars};
+use gos_core::text::truncate_chars;
+use gos_models::cross_encoder::{CrossEncoder, DEFAULT_BATCH_SIZE};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -14,7 +14,8 @@ mod ce_common;
 
 use ce_common::{QUERY, fixture_chars, minilm_cross_encoder};
 use criterion::{Criterion, criterion_group, criterion_main};
-use gos_core::cross_encoder::{DEFAULT_BATCH_SIZE, truncate_chars};
+use gos_core::text::truncate_chars;
+use gos_models::cross_encoder::DEFAULT_BATCH_SIZE;
 use std::hint::black_box;
 use std::time::Duration;
 

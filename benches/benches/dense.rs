@@ -13,11 +13,12 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use gos_build::build::NoProgress;
 use gos_build::embed::EmbedOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::dense::index::{HnswParams, build_hnsw, exact_search, hnsw_search};
-use gos_core::dense::{SentenceEncoder, TextView, Vectors};
+use gos_core::index::dense::search::{HnswParams, build_hnsw, exact_search, hnsw_search};
+use gos_core::index::dense::{TextView, Vectors};
 use gos_core::rng::SplitMix64;
 use gos_core::seed::SeedSource;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_models::dense::{SentenceEncoder, load_workspace_encoder};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -77,7 +78,7 @@ fn bench_search(c: &mut Criterion) {
 
 fn bench_encoder(c: &mut Criterion) {
     let Some(dir) = model_dir() else { return };
-    let device = gos_core::device::parse_device("cpu").expect("cpu");
+    let device = gos_models::device::parse_device("cpu").expect("cpu");
     let enc = SentenceEncoder::load(&dir, &device).expect("model loads");
     // Card views of the fixture skills: realistic lengths (40-90 tokens).
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -132,7 +133,7 @@ fn bench_retrieve(c: &mut Criterion) {
                     library: Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library"),
                     workspace: ws.clone(),
                     relate: Default::default(),
-                    embed: Some(EmbedOptions::new(dir.clone())),
+                    embed: Some(EmbedOptions::new(dir.clone(), load_workspace_encoder)),
                 },
                 &NoProgress,
             )
@@ -141,10 +142,9 @@ fn bench_retrieve(c: &mut Criterion) {
         }
     };
     let ws = Workspace::open(&ws_dir).expect("open");
-    let device = gos_core::device::parse_device("cpu").expect("cpu");
-    let enc = SentenceEncoder::load(&dir, &device).expect("model loads");
-    let retriever = Retriever::new(&ws).with_encoder(&enc).expect("same model");
-    let mut g = c.benchmark_group(format!("retrieve-{}-skills", ws.len()));
+    let enc = load_workspace_encoder(&dir, "cpu").expect("model loads");
+    let retriever = Retriever::new(ws).with_embedder(enc).expect("same model");
+    let mut g = c.benchmark_group(format!("retrieve-{}-skills", retriever.workspace().len()));
     g.sample_size(20).measurement_time(Duration::from_secs(5));
     for source in [SeedSource::Lexical, SeedSource::Hybrid] {
         let mut opts = RetrieveOptions::default();

@@ -13,7 +13,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gos_benches::graphs::{self, Entries};
 use gos_benches::synth::{SynthConfig, SynthLibrary};
-use gos_core::ppr::{PprParams, personalized_pagerank, push_pagerank};
+use gos_core::graph::ppr::{PprParams, personalized_pagerank, push_pagerank};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -7,11 +7,12 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use gos_build::build::NoProgress;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::lexical::LexicalIndex;
-use gos_core::ppr::{PprParams, personalized_pagerank};
+use gos_core::graph::ppr::{PprParams, personalized_pagerank};
+use gos_core::index::lexical::LexicalIndex;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::hint::black_box;
 use std::path::Path;
+use std::sync::Arc;
 
 const QUERY: &str = "Make a choropleth PNG of population density per county from \
                      /root/data/counties.shp, reprojected to an equal-area projection.";
@@ -31,8 +32,8 @@ fn bench_retrieve(c: &mut Criterion) {
         &NoProgress,
     )
     .expect("fixture build");
-    let ws = Workspace::open(&ws_dir).expect("open");
-    let retriever = Retriever::new(&ws);
+    let ws = Arc::new(Workspace::open(&ws_dir).expect("open"));
+    let retriever = Retriever::new(ws.clone());
     let opts = RetrieveOptions::default();
     let terms = LexicalIndex::query_terms(QUERY);
 

@@ -19,11 +19,12 @@ use gos_build::normalize::{lexical_doc, normalize};
 use gos_build::package::{discover, parse_package};
 use gos_build::relate::{RelateOptions, RelateStats, io_edges};
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::lexical::LexicalIndex;
-use gos_core::ppr::{PprMethod, PprParams, personalized_pagerank, push_pagerank};
+use gos_core::graph::ppr::{PprMethod, PprParams, personalized_pagerank, push_pagerank};
+use gos_core::index::lexical::LexicalIndex;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 fn sizes() -> Vec<usize> {
@@ -95,7 +96,7 @@ fn bench_scale(c: &mut Criterion) {
             })
         });
         group.throughput(Throughput::Elements(1));
-        let ws = Workspace::open(&dir.join("ws")).expect("open workspace");
+        let ws = Arc::new(Workspace::open(&dir.join("ws")).expect("open workspace"));
         let nodes = ws.manifest().nodes.clone();
         let mut stats = RelateStats::default();
         let edges = io_edges(&nodes, &RelateOptions::default(), &mut stats);
@@ -158,7 +159,7 @@ fn bench_scale(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("ppr_push", n), |b| {
             b.iter(|| push_pagerank(ws.reverse_matrix(), black_box(&p), &params))
         });
-        let retriever = Retriever::new(&ws);
+        let retriever = Retriever::new(ws.clone());
         for method in [PprMethod::Push, PprMethod::Exact] {
             let opts = RetrieveOptions {
                 ppr: PprParams {

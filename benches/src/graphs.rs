@@ -1,6 +1,6 @@
 //! Synthetic graphs for the diffusion benchmarks and the dense-reference comparison.
 
-use gos_core::ppr::TransitionMatrix;
+use gos_core::graph::ppr::TransitionMatrix;
 use gos_core::rng::SplitMix64;
 use gos_synth::SynthLibrary;
 use std::io::{self, Write};

@@ -12,14 +12,14 @@ use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
 use gos_core::SkillGraph;
-use gos_core::duplicates::DUPLICATES_FILE;
-use gos_core::lexical::LexicalIndex;
-use gos_core::manifest::Manifest;
+use gos_core::index::lexical::LexicalIndex;
+use gos_core::workspace::duplicates::DUPLICATES_FILE;
+use gos_core::workspace::lock::{BuildLock, LockHolder};
+use gos_core::workspace::manifest::Manifest;
 use gos_core::workspace::{
     BuildTarget, FORMAT_VERSION, WorkspaceInfo, WorkspaceRoot, check_build_target, commit_dir,
     recover_interrupted_swap, staging_dir,
 };
-use gos_core::workspace_lock::{BuildLock, LockHolder};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -87,7 +87,7 @@ pub fn build_workspace_with(
 }
 
 /// [`build_workspace_with`], choosing what happens when another build holds the workspace's
-/// build lock ([`gos_core::workspace_lock`]): with `wait`, `on_wait` is called once with the
+/// build lock ([`gos_core::workspace::lock`]): with `wait`, `on_wait` is called once with the
 /// holder and the build waits for the lock; without, the build fails at once.
 ///
 /// The lock is taken after the target is checked (so a refused target gets no lock file) and
@@ -442,12 +442,12 @@ pub fn build_library_cached(
 }
 
 /// `dir` with every byte sequence that is not UTF-8 written as `\xHH` escapes and control
-/// characters escaped ([`gos_core::sanitize::inline`]).
+/// characters escaped ([`gos_core::hydrate::sanitize::inline`]).
 fn escaped_path(dir: &Path) -> String {
     let bytes = dir.as_os_str().as_encoded_bytes();
     let mut out = String::new();
     for chunk in bytes.utf8_chunks() {
-        out.push_str(&gos_core::sanitize::inline(chunk.valid()));
+        out.push_str(&gos_core::hydrate::sanitize::inline(chunk.valid()));
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02x}"));
         }
@@ -494,7 +494,7 @@ fn write_workspace(
     roots: &[RootReport],
     nodes: &[gos_core::SkillNode],
     graph: &SkillGraph,
-    dense: Option<gos_core::dense::DenseInfo>,
+    dense: Option<gos_core::index::dense::DenseInfo>,
 ) -> Result<(), BuildError> {
     let library_name = root
         .file_name()

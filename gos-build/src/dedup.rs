@@ -3,7 +3,7 @@
 //! Real libraries hold the same skill in several collections (a `pdf` or `xlsx` skill copied
 //! with small edits), and a bundle that holds two copies spends a slot on nothing new. The
 //! builder groups such copies; retrieval keeps one member of a group per bundle and lists the
-//! others as alternates (`gos_core::duplicates`).
+//! others as alternates (`gos_core::workspace::duplicates`).
 //!
 //! Method (Broder's MinHash with locality-sensitive hashing, "On the resemblance and
 //! containment of documents", 1997; Leskovec, Rajaraman and Ullman, *Mining of Massive
@@ -43,8 +43,8 @@
 //! `create-implementation-plan` / `update-implementation-plan` at 0.69; copies of one skill
 //! across collections sit at 0.7 to 1.0. The default threshold 0.7 was read off those pairs.
 
-use gos_core::duplicates::DuplicateGroups;
 use gos_core::rng::SplitMix64;
+use gos_core::workspace::duplicates::DuplicateGroups;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -275,7 +275,7 @@ pub fn groups(docs: &[DedupDoc], params: &DedupParams) -> Vec<Vec<usize>> {
 }
 
 /// The groups of `docs` (parallel to `ids`, the workspace's node order) as stored in the
-/// workspace ([`gos_core::duplicates::DUPLICATES_FILE`]); `None` when there is no group.
+/// workspace ([`gos_core::workspace::duplicates::DUPLICATES_FILE`]); `None` when there is no group.
 pub fn stored_groups(
     ids: &[&str],
     docs: &[DedupDoc],

@@ -2,30 +2,49 @@
 //! the rest, write the vectors files (and HNSW indexes above a size threshold).
 //!
 //! Reuse is keyed by the hash of the embedded text together with the encoder identity and the
-//! view ([`gos_core::dense::vectors::Vectors::reusable_rows`]), so touching one package
+//! view ([`gos_core::index::dense::vectors::Vectors::reusable_rows`]), so touching one package
 //! re-embeds only that package, and changing the model or the view re-embeds everything.
+//!
+//! The encoder is any [`TextEmbedder`] (documents through [`TextEmbedder::embed_documents`]);
+//! [`EmbedOptions::load`] loads it when the build starts. gos's loader is gos-models'
+//! `dense::load_workspace_encoder`, so this crate builds no model code itself.
 
 use crate::error::BuildError;
 use crate::normalize::Normalized;
 use crate::progress::BuildProgress;
-use gos_core::dense::encoder::DEFAULT_BATCH_SIZE;
-use gos_core::dense::index::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
-use gos_core::dense::vectors::text_hash;
-use gos_core::dense::{
-    DenseInfo, HnswParams, SentenceEncoder, TextView, Vectors, hnsw_file, vectors_file,
+use gos_core::index::dense::search::{DEFAULT_HNSW_THRESHOLD, build_hnsw, write_hnsw};
+use gos_core::index::dense::vectors::text_hash;
+use gos_core::index::dense::{
+    DenseInfo, HnswParams, TextEmbedder, TextView, Vectors, hnsw_file, vectors_file,
 };
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
+
+/// Default texts per forward pass of the build's encoder (`gos build --embed-batch`): 32-64
+/// gave the best CPU throughput of all-MiniLM-L6-v2 in the measurements of
+/// ../shared/docs/toolchain-notes.md.
+pub const DEFAULT_BATCH_SIZE: usize = 32;
+
+/// Loads the encoder of a build from a model directory and a device name (`cpu`, `cuda:0`):
+/// gos-models' `dense::load_workspace_encoder` for gos's sentence encoders.
+///
+/// # Errors
+/// [`gos_core::Error::Model`] when the directory is not a usable model,
+/// [`gos_core::Error::InvalidOption`] for an unknown or unavailable device.
+pub type EncoderLoader = fn(&Path, &str) -> gos_core::Result<Arc<dyn TextEmbedder>>;
 
 /// How to embed the skills of a build.
 #[derive(Debug, Clone)]
 pub struct EmbedOptions {
     /// Model directory in Hugging Face layout (config.json, tokenizer.json, model.safetensors).
     pub model_dir: PathBuf,
-    /// Device name for [`gos_core::device::parse_device`] (`cpu`, `cuda:0`).
+    /// Device name the loader reads (`cpu`, `cuda:0`).
     pub device: String,
+    /// Loads the encoder from `model_dir` on `device` when the build starts.
+    pub load: EncoderLoader,
     /// Text view embedded.
     pub view: TextView,
     /// Texts per forward pass (default [`DEFAULT_BATCH_SIZE`]).
@@ -38,12 +57,13 @@ pub struct EmbedOptions {
 }
 
 impl EmbedOptions {
-    /// Defaults for a model directory: CPU, the default view, batch 32, exact search below
-    /// 100,000 skills.
-    pub fn new(model_dir: PathBuf) -> Self {
+    /// Defaults for a model directory loaded by `load`: CPU, the default view, batch 32, exact
+    /// search below 100,000 skills.
+    pub fn new(model_dir: PathBuf, load: EncoderLoader) -> Self {
         EmbedOptions {
             model_dir,
             device: "cpu".into(),
+            load,
             view: TextView::default(),
             batch_size: DEFAULT_BATCH_SIZE,
             hnsw_threshold: DEFAULT_HNSW_THRESHOLD,
@@ -77,7 +97,7 @@ pub struct EmbedStats {
 
 /// A loaded encoder plus the options it was loaded with.
 pub struct Embedder {
-    encoder: SentenceEncoder,
+    encoder: Arc<dyn TextEmbedder>,
     opts: EmbedOptions,
     model_dir: PathBuf,
 }
@@ -87,7 +107,8 @@ impl Embedder {
     /// directory fails fast).
     ///
     /// # Errors
-    /// [`BuildError::Workspace`] wrapping [`gos_core::Error::Model`] or an invalid device.
+    /// [`BuildError::Workspace`] wrapping the loader's error ([`EncoderLoader`]) or an invalid
+    /// batch size.
     pub fn load(opts: &EmbedOptions) -> Result<Self, BuildError> {
         if opts.batch_size == 0 {
             return Err(gos_core::Error::InvalidOption {
@@ -96,8 +117,7 @@ impl Embedder {
             }
             .into());
         }
-        let device = gos_core::device::parse_device(&opts.device)?;
-        let encoder = SentenceEncoder::load(&opts.model_dir, &device)?;
+        let encoder = (opts.load)(&opts.model_dir, &opts.device)?;
         let model_dir = opts
             .model_dir
             .canonicalize()
@@ -156,7 +176,7 @@ impl Embedder {
             let t = Instant::now();
             for chunk in todo.chunks(self.opts.batch_size) {
                 let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
-                let vecs = self.encoder.encode(&batch)?;
+                let vecs = self.encoder.embed_documents(&batch)?;
                 for (&i, v) in chunk.iter().zip(vecs) {
                     rows[i] = Some(v);
                 }
@@ -164,8 +184,8 @@ impl Embedder {
             }
             embed_secs += t.elapsed().as_secs_f64();
             progress.finish_stage();
-            // `encode` returns one vector per text (it checks the model's output count), so
-            // every row is filled; a gap is still a typed error, never a panic.
+            // An embedder returns one vector per text (gos's check the model's output count),
+            // so every row is filled; a gap is still a typed error, never a panic.
             let rows: Vec<Vec<f32>> =
                 rows.into_iter()
                     .collect::<Option<_>>()

@@ -10,7 +10,7 @@ use crate::artifacts::{
     explicit_item_types, is_input_heading, is_output_heading, known_types, prose_types,
 };
 use crate::package::SkillPackage;
-use gos_core::lexical::LexicalDoc;
+use gos_core::index::lexical::LexicalDoc;
 use gos_core::{Field, SkillNode};
 use std::collections::BTreeSet;
 
@@ -272,7 +272,7 @@ pub fn normalize(pkg: &SkillPackage) -> Normalized {
     }
 }
 
-/// The text views of a node for the BM25 index ([`gos_core::lexical`]).
+/// The text views of a node for the BM25 index ([`gos_core::index::lexical`]).
 pub fn lexical_doc(ord: usize, n: &Normalized) -> LexicalDoc {
     let node = &n.node;
     let folder = node.folder().replace(['-', '_'], " ");

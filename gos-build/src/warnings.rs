@@ -17,12 +17,12 @@
 //!
 //! Rules read the whole normalized SKILL.md (frontmatter included) line by line, each line as
 //! written and with terminal escape sequences and control characters removed
-//! ([`gos_core::sanitize::body`]); a hit inside
+//! ([`gos_core::hydrate::sanitize::body`]); a hit inside
 //! a fenced code block counts (a command in a code block is what an agent runs). Each rule
 //! gives at most one warning per skill, at its first hit, with the number of hit lines.
 
 use gos_core::ContentWarning;
-use gos_core::sanitize;
+use gos_core::hydrate::sanitize;
 use regex::Regex;
 use std::sync::LazyLock;
 

@@ -6,6 +6,7 @@ use gos_build::relate::RelateOptions;
 use gos_build::{BuildOptions, build_workspace};
 use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -112,8 +113,8 @@ fn reverse_mode_brings_the_prerequisite_and_forward_mode_does_not() {
     );
     let ws_dir = tmp.path().join("ws");
     build(&lib, &ws_dir);
-    let ws = Workspace::open(&ws_dir).unwrap();
-    let r = Retriever::new(&ws);
+    let ws = Arc::new(Workspace::open(&ws_dir).unwrap());
+    let r = Retriever::new(ws.clone());
     let query = "Draw a heatmap";
     let ids = |mode| -> Vec<String> {
         let opts = RetrieveOptions {

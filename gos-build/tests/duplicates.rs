@@ -5,9 +5,10 @@
 use gos_build::build::NoProgress;
 use gos_build::relate::RelateOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::duplicates::{DUPLICATES_FILE, DuplicateGroups};
+use gos_core::workspace::duplicates::{DUPLICATES_FILE, DuplicateGroups};
 use gos_core::{RetrieveOptions, Retriever, Workspace};
 use std::path::Path;
+use std::sync::Arc;
 
 const PDF_BODY: &str = "# PDF tables\n\nThis skill pulls tables out of PDF files and writes \
 them as CSV. Open the document with pdfplumber, walk every page, and call extract_tables on \
@@ -95,9 +96,9 @@ fn copies_are_grouped_and_a_bundle_holds_one_of_them() {
         text
     );
 
-    let ws = Workspace::open(&ws_dir).unwrap();
+    let ws = Arc::new(Workspace::open(&ws_dir).unwrap());
     assert_eq!(ws.duplicates().len(), 1);
-    let retriever = Retriever::new(&ws);
+    let retriever = Retriever::new(ws.clone());
     let on = RetrieveOptions {
         collapse_duplicates: true,
         ..RetrieveOptions::default()

@@ -7,10 +7,12 @@
 use gos_build::build::NoProgress;
 use gos_build::embed::EmbedOptions;
 use gos_build::{BuildOptions, build_workspace};
-use gos_core::dense::{TextView, Vectors, vectors_file};
+use gos_core::index::dense::{TextView, Vectors, vectors_file};
 use gos_core::seed::SeedSource;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_models::dense::load_workspace_encoder;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -56,7 +58,7 @@ fn build(library: &Path, ws: &Path, model: &Path, view: TextView) -> gos_build::
         relate: Default::default(),
         embed: Some(EmbedOptions {
             view,
-            ..EmbedOptions::new(model.to_path_buf())
+            ..EmbedOptions::new(model.to_path_buf(), load_workspace_encoder)
         }),
     };
     build_workspace(&opts, &NoProgress).expect("build succeeds")
@@ -119,16 +121,14 @@ fn dense_and_hybrid_seeds_find_a_paraphrase_that_bm25_misses() {
         &model,
         TextView::Card,
     );
-    let ws = Workspace::open(&ws_dir).unwrap();
+    let ws = Arc::new(Workspace::open(&ws_dir).unwrap());
     let info = ws.dense().expect("vectors loaded").info.clone();
     assert_eq!(info.view, TextView::Card);
     assert_eq!(info.dim, 384);
-    let encoder = gos_core::dense::SentenceEncoder::load(
-        &model,
-        &gos_core::device::parse_device("cpu").unwrap(),
-    )
-    .unwrap();
-    let retriever = Retriever::new(&ws).with_encoder(&encoder).unwrap();
+    let encoder = load_workspace_encoder(&model, "cpu").unwrap();
+    let retriever = Retriever::new(ws.clone())
+        .with_embedder(encoder.clone())
+        .unwrap();
     // No word (or stem) of this query is in the skill's name or description
     // (email-drafting: "Draft professional emails - requests, follow-ups, apologies, ...").
     let query = "write to a client saying sorry that their parcel arrived late";
@@ -180,8 +180,8 @@ fn dense_and_hybrid_seeds_find_a_paraphrase_that_bm25_misses() {
     )
     .unwrap();
     let ws2 = Workspace::open(&plain).unwrap();
-    let err = Retriever::new(&ws2)
-        .with_encoder(&encoder)
+    let err = Retriever::new(ws2)
+        .with_embedder(encoder)
         .err()
         .unwrap()
         .to_string();

@@ -68,7 +68,10 @@ fn added_edited_and_deleted_packages_are_picked_up_and_only_changes_are_embedded
         library: lib.clone(),
         workspace: t.path().join("ws"),
         relate: Default::default(),
-        embed: Some(EmbedOptions::new(model)),
+        embed: Some(EmbedOptions::new(
+            model,
+            gos_models::dense::load_workspace_encoder,
+        )),
     };
     let spec = LibrarySpec::single(&lib);
     let stop = AtomicBool::new(false);

@@ -42,7 +42,7 @@ pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
             view: args.view,
             batch_size: args.embed_batch,
             hnsw_threshold: args.hnsw_threshold,
-            ..EmbedOptions::new(dir.clone())
+            ..EmbedOptions::new(dir.clone(), gos_models::dense::load_workspace_encoder)
         }),
         _ => None,
     };
@@ -71,7 +71,7 @@ pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
             Some(l) => format!("--root {l}={}", r.path.display()),
         })
         .collect();
-    let on_wait = |holder: &gos_core::workspace_lock::LockHolder| {
+    let on_wait = |holder: &gos_core::workspace::lock::LockHolder| {
         eprintln!(
             "waiting for {holder}, which is building {}",
             args.workspace.display()
@@ -147,8 +147,8 @@ pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
     for s in report.skipped.iter().take(20) {
         eprintln!(
             "  skipped {}: {}",
-            gos_core::sanitize::inline(&s.path),
-            gos_core::sanitize::inline(&s.reason)
+            gos_core::hydrate::sanitize::inline(&s.path),
+            gos_core::hydrate::sanitize::inline(&s.reason)
         );
     }
     if !report.warnings.is_empty() {

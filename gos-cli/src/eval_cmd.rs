@@ -4,11 +4,12 @@
 
 use crate::EvalArgs;
 use anyhow::{Context, Result, ensure};
-use gos_core::ppr::PprParams;
+use gos_core::graph::ppr::PprParams;
 use gos_core::{RetrieveOptions, Workspace};
 use gos_eval::encoder::load_query_encoder;
 use gos_eval::{CrossEncoderInfo, EvalConfig, Models, RunInfo};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::Arc;
 
 fn progress(quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(0).with_style(
@@ -34,7 +35,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         args.cross_encoder.dir(&format!("arm `{}`", arm.name))?;
     }
     let tasks = gos_eval::load_tasks(&args.tasks)?;
-    let ws = crate::workspace_arg::open(&args.workspace)?;
+    let ws = Arc::new(crate::workspace_arg::open(&args.workspace)?);
     let cross_encoder = match ce_arm {
         Some(arm) => Some(args.cross_encoder.load(&format!("arm `{}`", arm.name))?),
         None => None,
@@ -95,8 +96,8 @@ pub fn run(args: EvalArgs) -> Result<()> {
     };
     let pipelines = crate::pipeline_args::eval_pipelines(&args, &config.arms)?;
     let models = Models {
-        encoder: encoder.as_ref(),
-        cross_encoder: cross_encoder.as_ref().map(|(ce, p)| (ce, *p)),
+        encoder,
+        cross_encoder,
         pipelines: Some(&pipelines),
     };
     let bar = progress(args.quiet);
@@ -129,7 +130,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
 /// `gos eval --cv K --sweep ...`: the first arm at every point of the grid, cross-validated.
 fn cross_validate(
     args: &EvalArgs,
-    ws: &Workspace,
+    ws: &Arc<Workspace>,
     tasks: &[gos_eval::TaskLine],
     config: &EvalConfig,
     models: Models<'_>,

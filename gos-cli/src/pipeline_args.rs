@@ -49,7 +49,7 @@ pub fn load(
     llm: &crate::llm_args::LlmArgs,
     workspace: &Path,
 ) -> Result<Pipeline> {
-    let device = gos_core::device::parse_device(device)?;
+    let device = gos_models::device::parse_device(device)?;
     let service = crate::llm_args::rewrite_service(llm, workspace)?;
     let name = spec.name.clone();
     Pipeline::load(spec, models, &device, service)

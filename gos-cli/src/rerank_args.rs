@@ -2,9 +2,10 @@
 
 pub use crate::args::CrossEncoderArgs;
 use anyhow::{Context, Result};
-use gos_core::cross_encoder::CrossEncoder;
-use gos_core::rerank::StageParams;
+use gos_core::rerank::{PairScorer, StageParams};
+use gos_models::cross_encoder::CrossEncoder;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 impl CrossEncoderArgs {
     /// Stage parameters from the flags (their ranges are checked by the flags' parsers and
@@ -32,13 +33,14 @@ impl CrossEncoderArgs {
         })
     }
 
-    /// Load the cross-encoder on the requested device and check the stage parameters.
-    pub fn load(&self, what: &str) -> Result<(CrossEncoder, StageParams)> {
+    /// Load the cross-encoder (a BERT or XLM-RoBERTa sequence classifier,
+    /// [`CrossEncoder::load`]) on the requested device and check the stage parameters.
+    pub fn load(&self, what: &str) -> Result<(Arc<dyn PairScorer>, StageParams)> {
         let params = self.params()?;
         let dir = self.dir(what)?;
-        let device = gos_core::device::parse_device(&self.device)?;
+        let device = gos_models::device::parse_device(&self.device)?;
         let ce = CrossEncoder::load(dir, &device)
             .with_context(|| format!("loading the cross-encoder from {}", dir.display()))?;
-        Ok((ce, params))
+        Ok((Arc::new(ce), params))
     }
 }

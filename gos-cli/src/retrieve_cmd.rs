@@ -1,16 +1,17 @@
 //! `gos retrieve`: the flags mapped to [`RetrieveOptions`], the seed-source policy of
-//! [`Retriever::from_workspace`], and the bundle printed as text or JSON.
+//! [`gos_models::retriever`], and the bundle printed as text or JSON.
 
 use crate::RetrieveArgs;
 use anyhow::{Context, Result};
-use gos_core::device::parse_device;
+use gos_core::graph::ppr::PprParams;
 use gos_core::hydrate::Budgets;
-use gos_core::ppr::PprParams;
+use gos_core::hydrate::sanitize;
 use gos_core::rerank::RerankerKind;
-use gos_core::sanitize;
 use gos_core::{RetrieveOptions, Retriever};
+use gos_models::device::parse_device;
 use serde_json::json;
 use std::io::Read;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The retrieval options the flags ask for.
@@ -73,7 +74,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let opts = options(&args);
     let pipeline_spec = crate::pipeline_args::spec(&args)?;
     let t_open = Instant::now();
-    let ws = crate::workspace_arg::open(&args.workspace)?;
+    let ws = Arc::new(crate::workspace_arg::open(&args.workspace)?);
     // A pipeline without a gos stage never asks the retriever for more than the workspace.
     let gos_stage = pipeline_spec.as_ref().is_none_or(|p| {
         p.stages
@@ -83,10 +84,10 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     // The library's seed policy: explicit lexical seeds need no encoder; otherwise the
     // retriever loads the workspace's encoder when it has vectors.
     let mut retriever = if args.seeds == gos_core::seed::SeedSource::Lexical || !gos_stage {
-        Retriever::new(&ws)
+        Retriever::new(Arc::clone(&ws))
     } else {
         let device = parse_device(&args.cross_encoder.device)?;
-        Retriever::from_workspace(&ws, args.dense.model_dir.as_deref(), &device).with_context(
+        gos_models::retriever(Arc::clone(&ws), args.dense.model_dir.as_deref(), &device).with_context(
             || "loading the query encoder (set --model-dir or GOS_MODEL_DIR, or use --seeds lexical)",
         )?
     };
@@ -105,7 +106,7 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
     let t_load = Instant::now();
     if args.rerank == RerankerKind::CrossEncoder {
         let (ce, params) = args.cross_encoder.load("--rerank cross-encoder")?;
-        retriever = retriever.with_owned_cross_encoder(ce, params);
+        retriever = retriever.with_pair_scorer(ce, params);
     }
     let pipeline = match pipeline_spec {
         Some(spec) => Some(crate::pipeline_args::load(

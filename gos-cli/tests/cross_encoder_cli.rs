@@ -2,15 +2,14 @@
 //! classifier written by the test: `gos retrieve --rerank cross-encoder`, the
 //! `MODE/SEEDS/cross-encoder` arm of `gos eval`, and the stage's contract at the library level.
 
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
-use gos_core::cross_encoder::{Architecture, CrossEncoder};
 use gos_core::rerank::StageParams;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_models::cross_encoder::{Architecture, CrossEncoder};
+use gos_models::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 
 const QUERY: &str = "Make a choropleth PNG of population density per county from \
                      /root/data/counties.shp, reprojected to an equal-area projection.";
@@ -225,10 +224,11 @@ fn cross_encoder_eval_arm_runs_and_is_recorded() {
 fn cross_encoder_stage_reorders_only_the_window() {
     let tmp = tempfile::tempdir().unwrap();
     let (ws_dir, model) = setup(tmp.path());
-    let ws = Workspace::open(&ws_dir).unwrap();
-    let ce = CrossEncoder::load(&model, &gos_core::device::parse_device("cpu").unwrap()).unwrap();
+    let retriever = Retriever::new(Workspace::open(&ws_dir).unwrap());
+    let ce = CrossEncoder::load(&model, &gos_models::device::parse_device("cpu").unwrap()).unwrap();
+    let ce = Arc::new(ce);
     let opts = RetrieveOptions::default();
-    let plain = Retriever::new(&ws).retrieve(QUERY, &opts).unwrap();
+    let plain = retriever.retrieve(QUERY, &opts).unwrap();
     let ids = |r: &gos_core::retrieve::Retrieval| -> Vec<usize> {
         r.ranked.iter().map(|s| s.node).collect()
     };
@@ -238,8 +238,9 @@ fn cross_encoder_stage_reorders_only_the_window() {
         reserved_share,
         ..StageParams::default()
     };
-    let same = Retriever::new(&ws)
-        .with_cross_encoder(&ce, params(0.0, 0.0))
+    let same = retriever
+        .clone()
+        .with_pair_scorer(ce.clone(), params(0.0, 0.0))
         .retrieve(QUERY, &opts)
         .unwrap();
     assert_eq!(ids(&same), ids(&plain));
@@ -253,8 +254,8 @@ fn cross_encoder_stage_reorders_only_the_window() {
             .iter()
             .all(|s| s.cross_encoder_score.is_none())
     );
-    let full = Retriever::new(&ws)
-        .with_cross_encoder(&ce, params(1.0, 0.0))
+    let full = retriever
+        .with_pair_scorer(ce, params(1.0, 0.0))
         .retrieve(QUERY, &opts)
         .unwrap();
     let window: Vec<f32> = full.ranked[..6]

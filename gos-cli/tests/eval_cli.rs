@@ -247,8 +247,7 @@ fn unavailable_arms_are_refused() {
 #[test]
 fn arms_share_seeds_and_lexical_pool() {
     let tmp = tempfile::tempdir().unwrap();
-    let ws = Workspace::open(&build_workspace(tmp.path())).unwrap();
-    let retriever = Retriever::new(&ws);
+    let retriever = Retriever::new(Workspace::open(&build_workspace(tmp.path())).unwrap());
     let text = std::fs::read_to_string(fixtures().join("tasks.jsonl")).unwrap();
     let mut bundles_differ = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

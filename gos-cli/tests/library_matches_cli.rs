@@ -1,12 +1,12 @@
-//! One seed policy: `Retriever::from_workspace` with `RetrieveOptions::default()` returns
+//! One seed policy: `gos_models::retriever` with `RetrieveOptions::default()` returns
 //! exactly the bundle `gos retrieve --json` prints for the same workspace and query, on a
 //! lexical workspace and on one with vectors (where both seed hybrid).
 //!
 //! The vectors case needs all-MiniLM-L6-v2 (`scripts/setup-model.sh` or `GOS_MODEL_DIR`); it
 //! skips with a message without it, unless `GOS_REQUIRE_MODEL=1` (set by `.ci/run`).
 
-use gos_core::device::Device;
-use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_core::{RetrieveOptions, Workspace};
+use gos_models::device::Device;
 use serde_json::Value;
 mod common;
 
@@ -35,8 +35,8 @@ fn build(ws: &Path, model: Option<&Path>) {
 
 /// The CLI's bundle and the library's for every query, compared field by field.
 fn assert_same_bundles(ws_dir: &Path, expected_source: &str) {
-    let ws = Workspace::open(ws_dir).unwrap();
-    let retriever = Retriever::from_workspace(&ws, None, &Device::Cpu).unwrap();
+    let retriever =
+        gos_models::retriever(Workspace::open(ws_dir).unwrap(), None, &Device::Cpu).unwrap();
     for query in QUERIES {
         let out = gos()
             .args(["retrieve", "--json", "-w"])

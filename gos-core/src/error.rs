@@ -78,7 +78,7 @@ pub enum Error {
         /// Why it is refused, and what to do instead.
         reason: String,
     },
-    /// Another build holds the workspace's build lock (see [`crate::workspace_lock`]).
+    /// Another build holds the workspace's build lock (see [`crate::workspace::lock`]).
     #[error("{path}: another build is writing this workspace: {holder}; wait for it or try again")]
     Locked {
         /// The workspace path.

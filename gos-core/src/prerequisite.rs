@@ -1,87 +1,10 @@
-//! The dependency-edge rule at query time: which edges make one skill a prerequisite of
-//! another, and which candidates the graph added.
-//!
-//! A dependency edge `x -> s` ([`EdgeType::Dependency`]) says `x` produces something `s`
-//! consumes: `x` is a *prerequisite* of `s`. Every online use of that rule is here:
-//!
-//! - one-hop expansion ([`crate::diffuse::OneHop`]) gives mass to the prerequisites of each
-//!   seed ([`prerequisites`]);
-//! - a bundle entry's reason names the better-ranked skill it is linked to, and how, a
-//!   declared edge before an inferred one ([`link_to`]);
-//! - the cross-encoder keeps a reserved share of the bundle for candidates the graph added
-//!   ([`graph_added`]);
-//! - the prerequisites of the top-ranked skills get a reserved share of the bundle when the
-//!   score gap allows ([`PrerequisiteShare`], [`reserve`]).
-//!
-//! The diffusion itself reads every edge type through the transition matrix
-//! ([`crate::ppr::TransitionMatrix`], reverse mass by type).
+//! Prerequisite reservation (off by default; docs/graph-quality.md): bundle slots kept for
+//! the prerequisites of the top-ranked skills when the score gap allows. Which edges make a
+//! prerequisite is [`crate::graph::prerequisite`].
 
-use crate::candidate::RankedSkill;
-use crate::graph::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph};
-use crate::mode::RetrievalMode;
-
-/// The prerequisites of node `s`: `(x, weight)` for every dependency edge `x -> s`, in the
-/// graph's edge order. Cost: O(in-degree of `s`).
-pub fn prerequisites(graph: &SkillGraph, s: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
-    graph
-        .incoming(s)
-        .filter(|(_, e)| e.edge_type == EdgeType::Dependency)
-        .map(|(x, e)| (x, e.weight))
-}
-
-/// How a candidate relates to a better-ranked one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Link {
-    /// The candidate is the edge's source: "prerequisite of" the other skill.
-    PrerequisiteOf,
-    /// The candidate is the edge's target: it "follows" the other skill.
-    Follows,
-}
-
-impl Link {
-    /// The words a reason uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Link::PrerequisiteOf => "prerequisite of",
-            Link::Follows => "follows",
-        }
-    }
-}
-
-/// The edge between `node` and one of `above` (better-ranked candidates, in rank order) that a
-/// reason names: the other node, the direction, and the edge. A declared edge
-/// ([`EdgeProvenance::Declared`]) to any of `above` outranks every inferred one; otherwise the
-/// first edge (of any type) to the best-ranked linked candidate. For the same other node, an
-/// edge leaving `node` wins over one entering it.
-pub fn link_to<'g>(
-    graph: &'g SkillGraph,
-    node: usize,
-    above: &[RankedSkill],
-) -> Option<(usize, Link, &'g SkillEdge)> {
-    let first = |declared_only: bool| {
-        let keep = move |e: &SkillEdge| !declared_only || e.provenance == EdgeProvenance::Declared;
-        above.iter().find_map(|a| {
-            if let Some((_, e)) = graph.outgoing(node).find(|(t, e)| *t == a.node && keep(e)) {
-                return Some((a.node, Link::PrerequisiteOf, e));
-            }
-            graph
-                .incoming(node)
-                .find(|(s, e)| *s == a.node && keep(e))
-                .map(|(_, e)| (a.node, Link::Follows, e))
-        })
-    };
-    first(true).or_else(|| first(false))
-}
-
-/// Whether candidate `r`, at 1-based position `pre_rank` before a reranker, was added by the
-/// graph: in a mode that uses the graph, a non-seed with graph mass that the graph ranked above
-/// its first-stage rank (or that the first stage never found).
-pub fn graph_added(mode: RetrievalMode, pre_rank: usize, r: &RankedSkill) -> bool {
-    mode != RetrievalMode::NoGraph
-        && r.seed_rank.is_none()
-        && r.graph_score > 0.0
-        && r.pool_rank.is_none_or(|l| l > pre_rank)
-}
+use crate::graph::SkillGraph;
+use crate::graph::prerequisite::prerequisites;
+use crate::rerank::RankedSkill;
 
 /// How many bundle slots the prerequisites of the top-ranked skills may take
 /// ([`reserve`]). Off by default (`slots` 0); choose the values with `gos eval --cv 4 --sweep
@@ -165,6 +88,7 @@ pub fn reserve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::{EdgeProvenance, EdgeType, SkillEdge};
 
     fn scored(node: usize, score: f64) -> RankedSkill {
         RankedSkill::scored(node, score)
@@ -213,10 +137,6 @@ mod tests {
         assert!(reserve(&g, &mut r, 6, 3, &PrerequisiteShare::default()).is_empty());
     }
 
-    fn ranked(node: usize) -> RankedSkill {
-        RankedSkill::scored(node, 0.0)
-    }
-
     fn edge(s: &str, t: &str, provenance: EdgeProvenance) -> SkillEdge {
         SkillEdge {
             source: s.into(),
@@ -226,22 +146,5 @@ mod tests {
             provenance,
             evidence: String::new(),
         }
-    }
-
-    #[test]
-    fn a_declared_edge_outranks_an_inferred_one_to_a_better_ranked_skill() {
-        let mut g = SkillGraph::new(["a", "b", "c"].map(String::from));
-        g.add_edge(edge("c", "a", EdgeProvenance::Io));
-        g.add_edge(edge("b", "c", EdgeProvenance::Declared));
-        let above = [ranked(0), ranked(1)];
-        let (other, link, e) = link_to(&g, 2, &above).unwrap();
-        assert_eq!((other, link), (1, Link::Follows));
-        assert_eq!(e.provenance, EdgeProvenance::Declared);
-        // Without the declared edge, the best-ranked linked skill wins.
-        let mut g = SkillGraph::new(["a", "b", "c"].map(String::from));
-        g.add_edge(edge("c", "a", EdgeProvenance::Io));
-        g.add_edge(edge("b", "c", EdgeProvenance::Mention));
-        let (other, link, _) = link_to(&g, 2, &above).unwrap();
-        assert_eq!((other, link), (0, Link::PrerequisiteOf));
     }
 }

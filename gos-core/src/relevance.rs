@@ -5,7 +5,7 @@
 //!
 //! | floor | evidence | default | source |
 //! | --- | --- | --- | --- |
-//! | lexical ([`RelevanceFloors::min_seed_score`]) | best BM25 score / the query's idf mass ([`crate::lexical::LexicalIndex::idf_mass`]) | 0.5 | DEV and unrelated-query measurements, docs/evaluation.md |
+//! | lexical ([`RelevanceFloors::min_seed_score`]) | best BM25 score / the query's idf mass ([`crate::index::lexical::LexicalIndex::idf_mass`]) | 0.5 | DEV and unrelated-query measurements, docs/evaluation.md |
 //! | dense ([`RelevanceFloors::min_dense_score`]) | best query-skill cosine | [`DenseFloor::Auto`]: 0.15 + 0.05·√(2 ln N) for N skills (0.358 at 5,584) | 4-fold CV on DEV + unrelated questions, docs/evaluation.md |
 //! | coverage ([`RelevanceFloors::min_coverage`]) | overlap of the query with the best hits' names and descriptions ([`LexicalCoverage::overlap`]) | 0 (off) | 0.17 separates best on the real library but not on the fixture library, docs/evaluation.md |
 //! | relative ([`RelevanceFloors::min_relative_score`]) | final score / best final score | 0.05 | keeps faint graph-reached tails out |
@@ -14,8 +14,8 @@
 //! hybrid seeds (the ones that compute a cosine). A retrieval with no candidate, below its floor, or whose
 //! budgets fit no skill is NO_SKILL_HIT, with the reason in [`Decision`].
 
-use crate::candidate::RankedSkill;
 use crate::error::Result;
+use crate::rerank::RankedSkill;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Default [`RelevanceFloors::min_seed_score`].
@@ -137,7 +137,7 @@ impl RelevanceFloors {
 /// ([`lexical_coverage`]); [`LexicalCoverage::overlap`] is what the coverage floor reads.
 ///
 /// Every share is idf-weighted over distinct analyzed terms: a term counts with its BM25 idf
-/// ([`crate::lexical::LexicalIndex::idf`]), so a shared rare term weighs more than a shared
+/// ([`crate::index::lexical::LexicalIndex::idf`]), so a shared rare term weighs more than a shared
 /// common one. Each field is the best over the hits, taken separately.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LexicalCoverage {
@@ -198,7 +198,7 @@ pub fn lexical_coverage(
 
 /// [`lexical_coverage`] of analyzed `query_terms` against the first [`COVERAGE_HITS`] hits of
 /// `bm25` in workspace `ws`: each hit's name, folder name, description and capability, analyzed
-/// like the index ([`crate::text::analyzer`]), with the index's idf.
+/// like the index ([`crate::index::lexical::analyzer::analyzer`]), with the index's idf.
 ///
 /// # Errors
 /// [`crate::Error::Index`] when document frequencies cannot be read.
@@ -207,7 +207,7 @@ pub fn coverage_of_hits(
     query_terms: &BTreeMap<String, u32>,
     bm25: &[(usize, f32)],
 ) -> Result<LexicalCoverage> {
-    let mut a = crate::text::analyzer();
+    let mut a = crate::index::lexical::analyzer::analyzer();
     let skills: Vec<BTreeSet<String>> = bm25
         .iter()
         .take(COVERAGE_HITS)
@@ -220,7 +220,9 @@ pub fn coverage_of_hits(
                 n.description.value,
                 n.capability.value
             );
-            crate::text::tokens(&mut a, &text).into_iter().collect()
+            crate::index::lexical::analyzer::tokens(&mut a, &text)
+                .into_iter()
+                .collect()
         })
         .collect();
     let lexical = ws.lexical();

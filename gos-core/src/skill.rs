@@ -98,7 +98,7 @@ pub struct ContentWarning {
     pub message: String,
     /// 1-based line number in the SKILL.md (frontmatter included) of the first hit.
     pub line: usize,
-    /// The hit's line, sanitized ([`crate::sanitize::inline`]) and clipped to at most 120
+    /// The hit's line, sanitized ([`crate::hydrate::sanitize::inline`]) and clipped to at most 120
     /// characters.
     pub excerpt: String,
 }

@@ -1,7 +1,7 @@
 //! HNSW (instant-distance) against exact search, and the vectors/HNSW files round trip.
 
-use gos_core::dense::Vectors;
-use gos_core::dense::index::{
+use gos_core::index::dense::Vectors;
+use gos_core::index::dense::search::{
     DenseIndex, HnswParams, build_hnsw, check_hnsw_rows, exact_search, hnsw_search, read_hnsw,
     write_hnsw,
 };

@@ -10,10 +10,11 @@ use gos_core::relevance::{Decision, NoHitReason};
 use gos_core::seed::SeedSource;
 use gos_core::{RetrievalStatus, RetrieveOptions, Retriever, Workspace};
 use std::path::Path;
+use std::sync::Arc;
 
 const SOURDOUGH: &str = "What is a good recipe for sourdough bread?";
 
-fn fixture_workspace(dir: &Path) -> Workspace {
+fn fixture_workspace(dir: &Path) -> Arc<Workspace> {
     let ws = dir.join("ws");
     build_workspace(
         &BuildOptions {
@@ -26,7 +27,7 @@ fn fixture_workspace(dir: &Path) -> Workspace {
         &NoProgress,
     )
     .expect("building the fixture workspace");
-    Workspace::open(&ws).expect("opening the fixture workspace")
+    Arc::new(Workspace::open(&ws).expect("opening the fixture workspace"))
 }
 
 /// The instruction of fixture task `id` (fixtures/tasks.jsonl).
@@ -53,7 +54,7 @@ fn lexical(min_coverage: f32) -> RetrieveOptions {
 fn the_coverage_floor_turns_the_sourdough_question_away_and_keeps_a_task() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = fixture_workspace(tmp.path());
-    let r = Retriever::new(&ws);
+    let r = Retriever::new(ws.clone());
 
     // Off by default: today's lexical floor (0.5) lets the question through.
     let sourdough = r.retrieve(SOURDOUGH, &lexical(0.0)).unwrap();
@@ -95,7 +96,7 @@ fn the_coverage_floor_turns_the_sourdough_question_away_and_keeps_a_task() {
 fn code_boosts_and_field_boosts_reorder_the_seeds() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = fixture_workspace(tmp.path());
-    let r = Retriever::new(&ws);
+    let r = Retriever::new(ws.clone());
     let text = "Read the shapes in `parcels.shp` and draw a map of the values";
     let seeds = |opts: &RetrieveOptions| -> Vec<(String, f32)> {
         let got = r.retrieve(text, opts).unwrap();

@@ -1,10 +1,11 @@
-//! The query encoder of dense and hybrid arms: [`gos_core::retrieve::load_query_encoder`], the
-//! policy `gos retrieve` uses, loaded only when some arm needs it.
+//! The query encoder of dense and hybrid arms: [`gos_models::query_encoder`], the policy
+//! `gos retrieve` uses, loaded only when some arm needs it.
 
 use crate::error::{Error, Result};
 use gos_core::Workspace;
-use gos_core::dense::SentenceEncoder;
+use gos_core::index::dense::TextEmbedder;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Load the query encoder when `needed` (some arm seeds dense or hybrid); `None` otherwise.
 /// The model is `model_dir` when given, else the model directory the workspace was built with;
@@ -18,7 +19,7 @@ pub fn load_query_encoder(
     needed: bool,
     model_dir: Option<&Path>,
     device: &str,
-) -> Result<Option<SentenceEncoder>> {
+) -> Result<Option<Arc<dyn TextEmbedder>>> {
     if !needed {
         return Ok(None);
     }
@@ -30,14 +31,12 @@ pub fn load_query_encoder(
             ws.dir().display()
         )));
     }
-    let device = gos_core::device::parse_device(device).map_err(|source| Error::Encoder {
+    let device = gos_models::device::parse_device(device).map_err(|source| Error::Encoder {
         context: "choosing the device of the query encoder".into(),
         source,
     })?;
-    gos_core::retrieve::load_query_encoder(ws, model_dir, &device).map_err(|source| {
-        Error::Encoder {
-            context: "loading the query encoder (set --model-dir or GOS_MODEL_DIR)".into(),
-            source,
-        }
+    gos_models::query_encoder(ws, model_dir, &device).map_err(|source| Error::Encoder {
+        context: "loading the query encoder (set --model-dir or GOS_MODEL_DIR)".into(),
+        source,
     })
 }

@@ -10,6 +10,7 @@ use crate::task::TaskLine;
 use gos_core::{RetrieveOptions, Workspace};
 use serde_json::Value;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What to evaluate: the arms, the options they share, and what the report records.
 #[derive(Debug, Clone)]
@@ -35,7 +36,7 @@ pub struct EvalConfig {
 /// [`Error::NoArms`] when `config.arms` is empty; see [`run_arms`] and
 /// [`crate::peer::run_peer`].
 pub fn evaluate(
-    ws: &Workspace,
+    ws: &Arc<Workspace>,
     tasks: &[TaskLine],
     config: &EvalConfig,
     models: Models<'_>,
@@ -44,7 +45,7 @@ pub fn evaluate(
     if config.arms.is_empty() {
         return Err(Error::NoArms);
     }
-    let mut records = run_arms(ws, tasks, &config.arms, &config.options, models, progress)?;
+    let mut records = run_arms(ws, tasks, &config.arms, &config.options, &models, progress)?;
     let mut arms = config.arms.clone();
     if let Some(peer) = &config.peer {
         let rankings = run_peer(peer)?;

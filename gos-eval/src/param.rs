@@ -14,15 +14,15 @@ pub enum Param {
     SeedK,
     /// [`gos_core::seed::SeedParams::pool_k`].
     PoolK,
-    /// [`gos_core::ppr::PprParams::restart_prob`] (0 < v < 1).
+    /// [`gos_core::graph::ppr::PprParams::restart_prob`] (0 < v < 1).
     RestartProb,
-    /// [`gos_core::fusion::RerankWeights::graph`].
+    /// [`gos_core::rerank::RerankWeights::graph`].
     GraphWeight,
-    /// [`gos_core::fusion::RerankWeights::lexical`].
+    /// [`gos_core::rerank::RerankWeights::lexical`].
     LexicalWeight,
-    /// [`gos_core::fusion::RerankWeights::dense`].
+    /// [`gos_core::rerank::RerankWeights::dense`].
     DenseWeight,
-    /// [`gos_core::fusion::RerankWeights::name`].
+    /// [`gos_core::rerank::RerankWeights::name`].
     NameWeight,
     /// [`gos_core::hydrate::Budgets::top_n`].
     TopN,
@@ -57,15 +57,15 @@ pub enum Param {
     Markup,
     /// [`gos_core::query::QueryParams::code_boost`] (> 0).
     CodeBoost,
-    /// [`gos_core::lexical::FieldBoosts::name`] (>= 0).
+    /// [`gos_core::index::lexical::FieldBoosts::name`] (>= 0).
     NameBoost,
-    /// [`gos_core::lexical::FieldBoosts::description`] (>= 0).
+    /// [`gos_core::index::lexical::FieldBoosts::description`] (>= 0).
     DescriptionBoost,
-    /// [`gos_core::lexical::FieldBoosts::meta`] (>= 0).
+    /// [`gos_core::index::lexical::FieldBoosts::meta`] (>= 0).
     MetaBoost,
-    /// [`gos_core::lexical::FieldBoosts::headings`] (>= 0).
+    /// [`gos_core::index::lexical::FieldBoosts::headings`] (>= 0).
     HeadingsBoost,
-    /// [`gos_core::lexical::FieldBoosts::body`] (>= 0).
+    /// [`gos_core::index::lexical::FieldBoosts::body`] (>= 0).
     BodyBoost,
     /// [`RetrieveOptions::min_coverage`] (in [0, 1]).
     MinCoverage,

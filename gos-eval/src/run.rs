@@ -6,12 +6,12 @@ use crate::bootstrap::{Interval, LEVEL, paired_interval};
 use crate::error::{Error, Result};
 use crate::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
 use crate::task::{OracleRef, TaskLine, match_oracles};
-use gos_core::cross_encoder::CrossEncoder;
-use gos_core::dense::SentenceEncoder;
-use gos_core::rerank::StageParams;
+use gos_core::index::dense::TextEmbedder;
+use gos_core::rerank::{PairScorer, StageParams};
 use gos_core::retrieve::{Timings, rank_of};
 use gos_core::{EdgeType, RetrieveOptions, Retriever, Workspace};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// How many nodes of each arm's ranked list a record keeps ([`ArmTask::ranked_top`]): the
 /// deepest cut-off any ranked-list metric or plot reads (recall@50 and the recall@k curve for
@@ -88,12 +88,12 @@ pub struct Progress<'a> {
 
 /// The models a run may use: the query encoder for dense and hybrid arms, the cross-encoder
 /// and its stage parameters for cross-encoder arms.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct Models<'a> {
     /// Sentence encoder of the queries (the workspace's model).
-    pub encoder: Option<&'a SentenceEncoder>,
+    pub encoder: Option<Arc<dyn TextEmbedder>>,
     /// Cross-encoder reranker and its parameters.
-    pub cross_encoder: Option<(&'a CrossEncoder, StageParams)>,
+    pub cross_encoder: Option<(Arc<dyn PairScorer>, StageParams)>,
     /// The loaded pipelines of `pipeline:NAME` arms, by arm name.
     pub pipelines: Option<&'a BTreeMap<String, gos_pipeline::Pipeline>>,
 }
@@ -105,28 +105,27 @@ pub struct Models<'a> {
 /// # Errors
 /// [`Error::Retrieve`] naming the task and the arm; [`Error::MissingModel`] for a
 /// cross-encoder arm without a cross-encoder.
-pub fn run_arms<'a>(
-    ws: &'a Workspace,
+pub fn run_arms(
+    ws: &Arc<Workspace>,
     tasks: &[TaskLine],
     arms: &[Arm],
     base: &RetrieveOptions,
-    models: Models<'a>,
+    models: &Models<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Vec<TaskRecord>> {
-    let with_encoder = |r: Retriever<'a>| -> Result<Retriever<'a>> {
-        match models.encoder {
-            Some(e) => r.with_encoder(e).map_err(|source| Error::Retrieve {
+    let retriever = match &models.encoder {
+        Some(e) => Retriever::new(Arc::clone(ws))
+            .with_embedder(Arc::clone(e))
+            .map_err(|source| Error::Retrieve {
                 context: "attaching the query encoder".into(),
                 source,
-            }),
-            None => Ok(r),
-        }
+            })?,
+        None => Retriever::new(Arc::clone(ws)),
     };
-    let retriever = with_encoder(Retriever::new(ws))?;
-    let ce_retriever = match models.cross_encoder {
-        Some((ce, p)) => Some(with_encoder(Retriever::new(ws))?.with_cross_encoder(ce, p)),
-        None => None,
-    };
+    let ce_retriever = models
+        .cross_encoder
+        .as_ref()
+        .map(|(ce, p)| retriever.clone().with_pair_scorer(Arc::clone(ce), *p));
     if ce_retriever.is_none() && arms.iter().any(|a| a.cross_encoder) {
         return Err(Error::MissingModel(
             "a cross-encoder arm needs a cross-encoder model".into(),
@@ -213,8 +212,8 @@ pub fn run_arms<'a>(
 
 /// One `pipeline:NAME` arm's retrieval of `text`, with the base options unchanged.
 fn run_pipeline(
-    retriever: &Retriever<'_>,
-    models: Models<'_>,
+    retriever: &Retriever,
+    models: &Models<'_>,
     arm: &Arm,
     text: &str,
     base: &RetrieveOptions,

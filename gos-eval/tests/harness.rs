@@ -15,6 +15,7 @@ use gos_eval::encoder::load_query_encoder;
 use gos_eval::report::metric_table;
 use gos_eval::{DEFAULT_ARMS, EvalConfig, EvalReport, Models, RunInfo};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -28,7 +29,7 @@ fn model_dir() -> Option<PathBuf> {
 }
 
 /// Build `fixtures/library` into `dir/ws`, with vectors from `model` when given.
-fn workspace(dir: &Path, model: Option<&Path>) -> Workspace {
+fn workspace(dir: &Path, model: Option<&Path>) -> Arc<Workspace> {
     let ws = dir.join("ws");
     build_workspace(
         &BuildOptions {
@@ -36,16 +37,18 @@ fn workspace(dir: &Path, model: Option<&Path>) -> Workspace {
             library: repo().join("fixtures/library"),
             workspace: ws.clone(),
             relate: RelateOptions::default(),
-            embed: model.map(|m| EmbedOptions::new(m.to_path_buf())),
+            embed: model.map(|m| {
+                EmbedOptions::new(m.to_path_buf(), gos_models::dense::load_workspace_encoder)
+            }),
         },
         &NoProgress,
     )
     .expect("building the fixture workspace");
-    Workspace::open(&ws).expect("opening the fixture workspace")
+    Arc::new(Workspace::open(&ws).expect("opening the fixture workspace"))
 }
 
 /// Evaluate `arms` on the fixture tasks with `gos eval`'s defaults (exact PPR).
-fn evaluate(ws: &Workspace, arms: &str, model: Option<&Path>) -> EvalReport {
+fn evaluate(ws: &Arc<Workspace>, arms: &str, model: Option<&Path>) -> EvalReport {
     let task_file = repo().join("fixtures/tasks.jsonl");
     let tasks = gos_eval::load_tasks(&task_file).unwrap();
     let arms = gos_eval::parse_arms(arms).unwrap();
@@ -66,7 +69,7 @@ fn evaluate(ws: &Workspace, arms: &str, model: Option<&Path>) -> EvalReport {
         peer: None,
     };
     let models = Models {
-        encoder: encoder.as_ref(),
+        encoder,
         cross_encoder: None,
         pipelines: None,
     };

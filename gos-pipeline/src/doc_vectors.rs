@@ -15,8 +15,8 @@
 
 use crate::view::DocView;
 use gos_core::Workspace;
-use gos_core::dense::TextEmbedder;
-use gos_core::dense::vectors::{Vectors, text_hash};
+use gos_core::index::dense::TextEmbedder;
+use gos_core::index::dense::vectors::{Vectors, text_hash};
 use std::path::PathBuf;
 
 /// Directory of the cache files inside a workspace.
@@ -56,19 +56,7 @@ fn file_part(s: &str) -> String {
 /// # Errors
 /// Index errors reading stored bodies.
 pub fn view_texts(ws: &Workspace, view: &DocView) -> gos_core::Result<Vec<String>> {
-    ws.manifest()
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let body = if view.needs_body() {
-                ws.lexical().body(i)?.unwrap_or_default()
-            } else {
-                String::new()
-            };
-            Ok(view.render(&n.name, &n.description.value, &body))
-        })
-        .collect()
+    (0..ws.len()).map(|i| view.text_of(ws, i)).collect()
 }
 
 /// Every skill's vector of `view` under `model`, from the cache where the text is unchanged,

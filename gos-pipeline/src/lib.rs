@@ -6,8 +6,8 @@
 //! | kind | what it does | source of its defaults |
 //! | --- | --- | --- |
 //! | `gos` | [`gos_core::Retriever::retrieve`]: seeds, diffusion, field-evidence rerank | `gos retrieve` |
-//! | `dense` | a bi-encoder ([`gos_core::dense::TextEmbedder`]) over a skill text view; union of each query's nearest skills, re-scored by cosine | SkillFlow retriever (t_k = 200, k₁ = 1000, description only) |
-//! | `rerank` | a cross-encoder ([`gos_core::cross_encoder::PairScorer`]) over the top candidates, each cut to a character cap | SkillFlow shallow reranker (512 characters, k₂ = 100) |
+//! | `dense` | a bi-encoder ([`gos_core::index::dense::TextEmbedder`]) over a skill text view; union of each query's nearest skills, re-scored by cosine | SkillFlow retriever (t_k = 200, k₁ = 1000, description only) |
+//! | `rerank` | a cross-encoder ([`gos_core::rerank::PairScorer`]) over the top candidates, each cut to a character cap | SkillFlow shallow reranker (512 characters, k₂ = 100) |
 //! | `llm-queries` | SkillFlow's multi-query generation ([`gos_llm::skillflow`]) | M₁ = 5 |
 //! | `llm-select` | SkillFlow's selector | at most 5 skills |
 //!

@@ -4,15 +4,16 @@
 use crate::error::{Error, Result};
 use crate::spec::{GosStage, PipelineSpec, StageSpec};
 use crate::stages::{Candidate, DenseRunner, StageNotes, llm_queries, llm_select, rerank};
-use gos_core::cross_encoder::{PairScorer, load_pair_scorer};
-use gos_core::dense::load_embedder;
-use gos_core::device::Device;
-use gos_core::hydrate::{HydrationInput, SourcePaths, hydrate, no_hit};
+use gos_core::hydrate::{self, SourcePaths, no_hit};
 use gos_core::relevance::{Decision, NoHitReason};
+use gos_core::rerank::PairScorer;
 use gos_core::retrieve::{RankedSkill, Retrieval, Timings, limits};
 use gos_core::seed::SeedSource;
 use gos_core::{RetrievalMode, RetrieveOptions, Retriever, Workspace};
 use gos_llm::LlmService;
+use gos_models::cross_encoder::load_pair_scorer;
+use gos_models::dense::load_embedder;
+use gos_models::device::Device;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -183,7 +184,7 @@ impl Pipeline {
     /// [`Error::Core`] naming the stage on index or model errors. LLM failures are not errors.
     pub fn run(
         &self,
-        retriever: &Retriever<'_>,
+        retriever: &Retriever,
         task: &str,
         opts: &RetrieveOptions,
     ) -> Result<PipelineRun> {
@@ -334,7 +335,7 @@ impl Pipeline {
 
 /// The gos stage: the retrieval and its eligible candidates (the first `keep`).
 fn run_gos(
-    retriever: &Retriever<'_>,
+    retriever: &Retriever,
     g: &GosStage,
     text: &str,
     opts: &RetrieveOptions,
@@ -375,17 +376,6 @@ struct Finish<'a> {
 }
 
 impl Finish<'_> {
-    /// A skill's hydrated content: description paragraph, then body (as gos hydrates).
-    fn content(&self, node: usize) -> gos_core::Result<String> {
-        let body = self.ws.lexical().body(node)?.unwrap_or_default();
-        let description = self.ws.manifest().nodes[node].description.value.trim();
-        Ok(if description.is_empty() {
-            body
-        } else {
-            format!("{description}\n\n{}", body.trim())
-        })
-    }
-
     fn hydrate(
         &self,
         cands: Vec<Candidate>,
@@ -414,49 +404,23 @@ impl Finish<'_> {
             };
             return Ok((ranked, Decision::NoHit(why), no_hit(self.text, &why)));
         }
-        let mut inputs = Vec::new();
-        let mut flagged = 0;
-        for (i, c) in cands.iter().enumerate() {
-            if inputs.len() == self.opts.budgets.top_n {
-                break;
-            }
-            let node = &nodes[c.node];
-            if self.opts.exclude_flagged && !node.warnings.is_empty() {
-                flagged += 1;
-                continue;
-            }
-            inputs.push(HydrationInput {
-                node: c.node,
-                id: node.id.clone(),
-                name: node.name.clone(),
-                source: node.source_path.clone(),
-                score: c.score,
-                reason: format!(
+        let selection = hydrate::select(
+            self.ws,
+            &ranked,
+            self.opts.budgets.top_n,
+            self.opts.exclude_flagged,
+            |i, _| {
+                format!(
                     "pipeline {}: rank {} after stage `{}`",
                     self.pipeline,
                     i + 1,
                     self.last
-                ),
-                content: self.content(c.node)?,
-                warnings: node.warnings.clone(),
-                alternates: Vec::new(),
-            });
-        }
-        let paths = SourcePaths {
-            library_root: self.ws.info().library_root.clone(),
-            absolute: self.opts.absolute_paths,
-        };
-        let budgets = &self.opts.budgets;
-        let result = if inputs.is_empty() {
-            Err(NoHitReason::AllFlagged { flagged })
-        } else {
-            hydrate(self.text, &inputs, budgets, &paths).map_err(|f| NoHitReason::NothingFits {
-                needed: f.needed,
-                available: f.available,
-                max_context_chars: budgets.max_context_chars,
-                max_chars_per_skill: budgets.max_chars_per_skill,
-            })
-        };
+                )
+            },
+            |_| Vec::new(),
+        )?;
+        let paths = SourcePaths::of(self.ws, self.opts.absolute_paths);
+        let result = selection.hydrate(self.text, &self.opts.budgets, &paths);
         Ok(match result {
             Ok(bundle) => (
                 ranked,

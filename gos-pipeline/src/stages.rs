@@ -3,12 +3,13 @@
 
 use crate::doc_vectors::{CacheReport, doc_vectors};
 use crate::spec::{DenseStage, LlmSelectStage, QuerySource, RerankStage, Rescore};
-use crate::view::{DocView, clip};
+use crate::view::DocView;
 use gos_core::Workspace;
-use gos_core::cross_encoder::PairScorer;
-use gos_core::dense::TextEmbedder;
-use gos_core::dense::index::dot;
-use gos_core::dense::vectors::Vectors;
+use gos_core::index::dense::TextEmbedder;
+use gos_core::index::dense::search::dot;
+use gos_core::index::dense::vectors::Vectors;
+use gos_core::rerank::PairScorer;
+use gos_core::text::truncate_chars;
 use gos_llm::LlmService;
 use gos_llm::skillflow::{self, SelectCandidate};
 use serde_json::{Value, json};
@@ -67,7 +68,7 @@ pub struct DenseRunner {
 /// `text` cut to `cap` characters when a cap is set.
 fn capped(text: &str, cap: Option<usize>) -> String {
     let t = text.trim();
-    cap.map_or(t, |c| clip(t, c)).to_string()
+    cap.map_or(t, |c| truncate_chars(t, c)).to_string()
 }
 
 /// The best `k` of `scored` by descending score (ties: lower node first).
@@ -202,17 +203,6 @@ impl DenseRunner {
     }
 }
 
-/// The view text of candidate `node`.
-fn view_text(ws: &Workspace, view: &DocView, node: usize) -> gos_core::Result<String> {
-    let n = &ws.manifest().nodes[node];
-    let body = if view.needs_body() {
-        ws.lexical().body(node)?.unwrap_or_default()
-    } else {
-        String::new()
-    };
-    Ok(view.render(&n.name, &n.description.value, &body))
-}
-
 /// Run a rerank stage: the first `top` of `input` scored by `model` against the task, sorted by
 /// score (ties keep input order), the unscored rest after them, the first `keep` passed on.
 ///
@@ -228,7 +218,7 @@ pub fn rerank(
     let top = spec.top.unwrap_or(input.len()).min(input.len());
     let texts = input[..top]
         .iter()
-        .map(|c| view_text(ws, &spec.view, c.node))
+        .map(|c| spec.view.text_of(ws, c.node))
         .collect::<gos_core::Result<Vec<String>>>()?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let query = capped(task, spec.query_chars);
@@ -294,7 +284,7 @@ pub fn llm_select(
     };
     let texts = input
         .iter()
-        .map(|c| view_text(ws, &view, c.node))
+        .map(|c| view.text_of(ws, c.node))
         .collect::<gos_core::Result<Vec<String>>>()?;
     let nodes = &ws.manifest().nodes;
     let shown: Vec<SelectCandidate<'_>> = input

@@ -1,6 +1,10 @@
 //! Skill text views of the pipeline stages: which part of a skill a model reads, under which
-//! character caps.
+//! character caps. The parts come from the workspace ([`Workspace::body`] and the manifest);
+//! gos's own skill texts (the hydrated content, the cross-encoder's text, the embedded views)
+//! are gos-core's (`gos_core::workspace` texts, [`gos_core::index::dense::TextView`]).
 
+use gos_core::Workspace;
+use gos_core::text::truncate_chars;
 use serde::{Deserialize, Serialize};
 
 /// The text of a skill a dense or rerank stage reads. In TOML an inline table:
@@ -22,19 +26,12 @@ pub enum DocView {
         body_chars: usize,
     },
     /// `name`, `description`, a blank line and the body, the whole cut to `max_chars`
-    /// (SkillFlow's rerankers: 512 and 4,096 characters; gos's cross-encoder view).
+    /// (SkillFlow's rerankers: 512 and 4,096 characters; the layout of gos's cross-encoder
+    /// text, [`Workspace::cross_encoder_text`], except for a skill without description).
     Text {
         /// Characters of the whole text.
         max_chars: usize,
     },
-}
-
-/// The first `max` characters of `s` (whole characters, never a split code point).
-pub fn clip(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((b, _)) => &s[..b],
-        None => s,
-    }
 }
 
 impl DocView {
@@ -77,6 +74,20 @@ impl DocView {
         }
     }
 
+    /// The view's text of skill `node` of `ws` (its body read only when the view needs it).
+    ///
+    /// # Errors
+    /// Index errors reading the stored body.
+    pub fn text_of(&self, ws: &Workspace, node: usize) -> gos_core::Result<String> {
+        let n = &ws.manifest().nodes[node];
+        let body = if self.needs_body() {
+            ws.body(node)?
+        } else {
+            String::new()
+        };
+        Ok(self.render(&n.name, &n.description.value, &body))
+    }
+
     /// The view's text of a skill with `name`, `description` and `body`.
     pub fn render(&self, name: &str, description: &str, body: &str) -> String {
         let (name, description, body) = (name.trim(), description.trim(), body.trim());
@@ -88,12 +99,12 @@ impl DocView {
                 body_chars,
             } => format!(
                 "{name} | {} | {}",
-                clip(description, *description_chars).trim_end(),
-                clip(body, *body_chars).trim_end()
+                truncate_chars(description, *description_chars).trim_end(),
+                truncate_chars(body, *body_chars).trim_end()
             ),
             DocView::Text { max_chars } => {
                 let full = format!("{name}\n{description}\n\n{body}");
-                clip(&full, *max_chars).to_string()
+                truncate_chars(&full, *max_chars).to_string()
             }
         }
     }

@@ -2,12 +2,10 @@
 //! every row, a row whose text changed is embedded again alone, and each view has its own file.
 
 use gos_core::Workspace;
-use gos_core::cross_encoder::Architecture;
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
-use gos_core::dense::load_embedder;
-use gos_core::dense::vectors::Vectors;
+use gos_core::index::dense::vectors::Vectors;
+use gos_models::cross_encoder::Architecture;
+use gos_models::dense::load_embedder;
+use gos_models::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
 use gos_pipeline::DocView;
 use gos_pipeline::doc_vectors::doc_vectors;
 use std::path::Path;
@@ -34,7 +32,7 @@ fn document_vectors_are_cached_per_model_and_view_and_reused_by_text() {
     let mut spec = RandomModelSpec::tiny(Architecture::Bert, vocab, 5);
     spec.max_positions = 512;
     write_random_classifier(&model_dir, &spec, &tok).unwrap();
-    let model = load_embedder(&model_dir, &gos_core::device::Device::Cpu).unwrap();
+    let model = load_embedder(&model_dir, &gos_models::device::Device::Cpu).unwrap();
     let n = ws.len();
 
     let (first, report) = doc_vectors(&ws, model.as_ref(), &DocView::Description).unwrap();

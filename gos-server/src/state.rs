@@ -1,5 +1,5 @@
-//! The served state: one open workspace with its query encoder and a ready [`Retriever`],
-//! behind an atomically swappable [`Arc`].
+//! The served state: one open workspace and a ready [`Retriever`] over it (with the query
+//! encoder), behind an atomically swappable [`Arc`].
 //!
 //! A request takes the current [`Loaded`] with [`ServerState::current`] (one atomic load and a
 //! reference count) and keeps it until it is done, so a reload that swaps in a new workspace
@@ -9,8 +9,8 @@ use crate::error::ServerError;
 use arc_swap::ArcSwap;
 use gos_core::Retriever;
 use gos_core::Workspace;
-use gos_core::dense::SentenceEncoder;
-use gos_core::device::Device;
+use gos_core::index::dense::TextEmbedder;
+use gos_models::device::Device;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,24 +29,12 @@ pub struct ServeConfig {
     pub lexical_only: bool,
 }
 
-/// The workspace and the encoder the retriever borrows.
-struct Models {
-    ws: Workspace,
-    encoder: Option<Arc<SentenceEncoder>>,
-}
-
-self_cell::self_cell!(
-    /// A workspace, its encoder and the retriever over both, in one value.
-    struct Cell {
-        owner: Models,
-        #[covariant]
-        dependent: Retriever,
-    }
-);
-
 /// One loaded generation of the served state.
 pub struct Loaded {
-    cell: Cell,
+    /// The open workspace (the retriever holds the same one).
+    ws: Arc<Workspace>,
+    /// The retriever over it, with the workspace's query encoder when one is loaded.
+    retriever: Retriever,
     /// 1 for the state opened at start, then one more per successful reload.
     pub generation: u64,
     /// When it was loaded, in seconds since the Unix epoch.
@@ -83,22 +71,18 @@ impl FileStamp {
 impl Loaded {
     /// The open workspace.
     pub fn workspace(&self) -> &Workspace {
-        &self.cell.borrow_owner().ws
+        &self.ws
     }
 
     /// The retriever over it (with the query encoder when the workspace has vectors and
     /// lexical-only serving was not asked for).
-    pub fn retriever(&self) -> &Retriever<'_> {
-        self.cell.borrow_dependent()
+    pub fn retriever(&self) -> &Retriever {
+        &self.retriever
     }
 
     /// The encoder's model identity, when one is loaded.
     pub fn encoder_model(&self) -> Option<&str> {
-        self.cell
-            .borrow_owner()
-            .encoder
-            .as_deref()
-            .map(SentenceEncoder::model_id)
+        self.retriever.embedder().map(|e| e.model_id())
     }
 
     /// Open `config.workspace` and its encoder. `previous` is the encoder of the state being
@@ -107,51 +91,48 @@ impl Loaded {
     fn open(
         config: &ServeConfig,
         generation: u64,
-        previous: Option<Arc<SentenceEncoder>>,
+        previous: Option<Arc<dyn TextEmbedder>>,
     ) -> Result<Self, ServerError> {
         let start = Instant::now();
         let path = &config.workspace;
         let stamp = FileStamp::of(&path.join("workspace.json"));
-        let ws = Workspace::open(path).map_err(|source| ServerError::Open {
+        let ws = Arc::new(Workspace::open(path).map_err(|source| ServerError::Open {
             path: path.clone(),
             source,
-        })?;
+        })?);
         let encoder = match ws.dense() {
             Some(dense) if !config.lexical_only => {
                 let reusable = previous
                     .filter(|e| config.model_dir.is_none() && e.model_id() == dense.info.model);
                 match reusable {
                     Some(e) => Some(e),
-                    None => gos_core::retrieve::load_query_encoder(
-                        &ws,
-                        config.model_dir.as_deref(),
-                        &Device::Cpu,
-                    )
-                    .map_err(|source| ServerError::Encoder {
-                        path: path.clone(),
-                        source,
-                    })?
-                    .map(Arc::new),
+                    None => {
+                        gos_models::query_encoder(&ws, config.model_dir.as_deref(), &Device::Cpu)
+                            .map_err(|source| ServerError::Encoder {
+                                path: path.clone(),
+                                source,
+                            })?
+                    }
                 }
             }
             _ => None,
         };
-        let cell = Cell::try_new(Models { ws, encoder }, |m| {
-            let retriever = Retriever::new(&m.ws);
-            match &m.encoder {
-                Some(e) => retriever.with_encoder(e),
-                None => Ok(retriever),
-            }
-        })
-        .map_err(|source| ServerError::Encoder {
-            path: path.clone(),
-            source,
-        })?;
+        let retriever = Retriever::new(Arc::clone(&ws));
+        let retriever = match encoder {
+            Some(e) => retriever
+                .with_embedder(e)
+                .map_err(|source| ServerError::Encoder {
+                    path: path.clone(),
+                    source,
+                })?,
+            None => retriever,
+        };
         let loaded_at_unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         Ok(Loaded {
-            cell,
+            ws,
+            retriever,
             generation,
             loaded_at_unix,
             open_ms: start.elapsed().as_secs_f64() * 1e3,
@@ -226,7 +207,7 @@ impl ServerState {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let previous = self.current();
         let generation = self.generations.load(Ordering::SeqCst) + 1;
-        let encoder = previous.cell.borrow_owner().encoder.clone();
+        let encoder = previous.retriever.embedder().cloned();
         match Loaded::open(&self.config, generation, encoder) {
             Ok(loaded) => {
                 self.current.store(Arc::new(loaded));
@@ -262,5 +243,71 @@ impl ServerState {
         self.last_failure
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// all-MiniLM-L6-v2 (`GOS_MODEL_DIR` or `models/`), or `None` with a message; a failure with
+    /// `GOS_REQUIRE_MODEL=1`.
+    fn model_dir() -> Option<PathBuf> {
+        let dir = std::env::var_os("GOS_MODEL_DIR").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
+            PathBuf::from,
+        );
+        if dir.join("model.safetensors").is_file() {
+            return Some(dir);
+        }
+        let msg = format!("no sentence encoder at {}", dir.display());
+        assert!(
+            std::env::var("GOS_REQUIRE_MODEL").as_deref() != Ok("1"),
+            "{msg}"
+        );
+        eprintln!("SKIP: {msg}");
+        None
+    }
+
+    /// A reload of a workspace whose vectors come from the same model keeps the loaded encoder
+    /// (the same `Arc`), and the new retriever seeds hybrid with it.
+    #[test]
+    fn a_reload_reuses_the_query_encoder() {
+        let Some(model) = model_dir() else { return };
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        gos_build::build_workspace(
+            &gos_build::BuildOptions {
+                library: Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/library"),
+                workspace: ws.clone(),
+                relate: Default::default(),
+                embed: Some(gos_build::embed::EmbedOptions::new(
+                    model,
+                    gos_models::dense::load_workspace_encoder,
+                )),
+                force: false,
+            },
+            &gos_build::build::NoProgress,
+        )
+        .unwrap();
+        let state = ServerState::open(ServeConfig {
+            workspace: ws,
+            model_dir: None,
+            lexical_only: false,
+        })
+        .unwrap();
+        let before = state.current();
+        let encoder = before.retriever().embedder().cloned().expect("an encoder");
+        assert_eq!(state.reload().unwrap(), 2);
+        let after = state.current();
+        let again = after.retriever().embedder().expect("an encoder");
+        assert!(Arc::ptr_eq(&encoder, again), "the encoder was loaded again");
+        assert_eq!(after.encoder_model(), Some(encoder.model_id()));
+        let asked = gos_core::seed::SeedSource::Auto;
+        assert_eq!(
+            after.retriever().seed_source(asked),
+            gos_core::seed::SeedSource::Hybrid
+        );
     }
 }

@@ -2,10 +2,8 @@
 //! SKILL.md text to cut documents from, and a random-weight cross-encoder of the shape of
 //! ms-marco-MiniLM-L-6-v2 (6 layers, width 384; speed does not depend on weight values).
 
-use gos_core::cross_encoder::CrossEncoder;
-use gos_core::cross_encoder::random::{
-    RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-};
+use gos_models::cross_encoder::CrossEncoder;
+use gos_models::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
 use std::path::{Path, PathBuf};
 
 /// The task both benches score documents against.
@@ -69,6 +67,6 @@ pub fn minilm_cross_encoder(dir: &Path) -> (CrossEncoder, &'static str) {
     };
     let spec = RandomModelSpec::minilm_l6(vocab, 1);
     write_random_classifier(dir, &spec, &tokenizer).expect("write model");
-    let device = gos_core::device::parse_device("cpu").expect("cpu");
+    let device = gos_models::device::parse_device("cpu").expect("cpu");
     (CrossEncoder::load(dir, &device).expect("load"), which)
 }

@@ -11,7 +11,9 @@
 
 use gos_benches::graphs::{self, Entries};
 use gos_benches::synth::{SynthConfig, SynthLibrary};
-use gos_core::ppr::{PprParams, PprResult, TransitionMatrix, personalized_pagerank, push_pagerank};
+use gos_core::graph::ppr::{
+    PprParams, PprResult, TransitionMatrix, personalized_pagerank, push_pagerank,
+};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;

@@ -23,7 +23,7 @@ pub mod validate;
 use crate::normalize::Normalized;
 use crate::progress::BuildProgress;
 use gates::{GateContext, GateOptions};
-use gos_core::lexical::LexicalIndex;
+use gos_core::index::lexical::LexicalIndex;
 use gos_core::{SkillGraph, SkillNode};
 use gos_llm::cache::LlmCache;
 use gos_llm::client::{ChatClient, ClientConfig};

@@ -19,7 +19,7 @@
 
 use super::gates::GENERIC_CONTAINERS;
 use gos_core::SkillNode;
-use gos_core::lexical::LexicalIndex;
+use gos_core::index::lexical::LexicalIndex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Reciprocal rank fusion constant.

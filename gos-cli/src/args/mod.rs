@@ -3,9 +3,9 @@
 
 use clap::{Parser, Subcommand};
 use gos_core::RetrievalMode;
-use gos_core::dense::TextView;
+use gos_core::graph::ppr::PprMethod;
 use gos_core::hydrate::{DEFAULT_MAX_CHARS_PER_SKILL, DEFAULT_MAX_CONTEXT_CHARS, DEFAULT_TOP_N};
-use gos_core::ppr::PprMethod;
+use gos_core::index::dense::TextView;
 use gos_core::relevance::{DEFAULT_MIN_SEED_SCORE, DenseFloor};
 use gos_core::rerank::{self, RerankerKind};
 use gos_core::seed::{Fusion, SeedSource};
@@ -91,7 +91,7 @@ fn at_least_one(s: &str) -> Result<usize, String> {
 /// A device name the neural models can run on (checked now, so a bad one fails before any
 /// work).
 fn device(s: &str) -> Result<String, String> {
-    gos_core::device::parse_device(s)
+    gos_models::device::parse_device(s)
         .map(|_| s.to_string())
         .map_err(|e| e.to_string())
 }
@@ -144,10 +144,10 @@ pub struct BuildArgs {
     #[arg(long, value_enum, default_value_t = TextView::default())]
     pub view: TextView,
     /// Texts per encoder forward pass.
-    #[arg(long, default_value_t = gos_core::dense::encoder::DEFAULT_BATCH_SIZE, value_parser = at_least_one)]
+    #[arg(long, default_value_t = gos_build::embed::DEFAULT_BATCH_SIZE, value_parser = at_least_one)]
     pub embed_batch: usize,
     /// Libraries with at least this many skills also get an HNSW index (exact search below).
-    #[arg(long, default_value_t = gos_core::dense::index::DEFAULT_HNSW_THRESHOLD)]
+    #[arg(long, default_value_t = gos_core::index::dense::search::DEFAULT_HNSW_THRESHOLD)]
     pub hnsw_threshold: usize,
     /// Device of the sentence encoder: cpu, cuda or cuda:N (cuda needs a `--features cuda`
     /// build).

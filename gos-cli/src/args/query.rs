@@ -3,7 +3,7 @@
 
 use super::{finite, unit_interval};
 use gos_core::RetrieveOptions;
-use gos_core::lexical::FieldBoosts;
+use gos_core::index::lexical::FieldBoosts;
 use gos_core::query::{Markup, QueryParams};
 use gos_core::relevance::DEFAULT_MIN_COVERAGE;
 

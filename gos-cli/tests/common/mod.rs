@@ -60,10 +60,8 @@ pub fn isolated_gos() -> Command {
 /// Write a tiny random-weight BERT classifier (`seed`, 512 positions) to `dir`: the embedding
 /// model and the cross-encoder of the pipeline tests.
 pub fn write_tiny_bert(dir: &Path, seed: u64) {
-    use gos_core::cross_encoder::Architecture;
-    use gos_core::cross_encoder::random::{
-        RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier,
-    };
+    use gos_models::cross_encoder::Architecture;
+    use gos_models::random::{RandomModelSpec, tiny_bert_tokenizer_json, write_random_classifier};
     let (tok, vocab) = tiny_bert_tokenizer_json();
     let mut spec = RandomModelSpec::tiny(Architecture::Bert, vocab, seed);
     spec.max_positions = 512;

@@ -1,8 +1,8 @@
 //! Alternates of a bundle skill: near-duplicate copies of it that the bundle left out
-//! ([`crate::duplicates`]), named by id and source so an agent can open another copy.
+//! ([`crate::workspace::duplicates`]), named by id and source so an agent can open another copy.
 
 use super::SourcePaths;
-use crate::sanitize;
+use crate::hydrate::sanitize;
 use serde::Serialize;
 
 /// Most alternates named on a skill's `Alternates:` line; the rest are counted.

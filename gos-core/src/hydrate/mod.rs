@@ -11,16 +11,19 @@
 //! at a line boundary, closes every code fence it leaves open and ends with a note saying how
 //! much was left out ([`render`]). Counts are in Unicode scalar values (`char`s).
 //!
-//! Everything a package supplies is sanitized before it is rendered ([`crate::sanitize`]), and
+//! Everything a package supplies is sanitized before it is rendered ([`crate::hydrate::sanitize`]), and
 //! content lines that imitate gos's framing are escaped, so each `## Skill: ` line of a bundle
 //! is a real skill header ([`render`] documents the framing).
 
 pub mod alternates;
 mod fence;
 pub mod render;
+pub mod sanitize;
+mod select;
 
 pub use alternates::Alternate;
 pub use fence::{OpenFence, open_fence_at_end};
+pub use select::{Selection, select};
 
 use crate::relevance::NoHitReason;
 use crate::skill::ContentWarning;
@@ -154,6 +157,14 @@ pub struct SourcePaths {
 }
 
 impl SourcePaths {
+    /// `Source:` paths under the library root of `ws`, absolute when `absolute`.
+    pub fn of(ws: &crate::Workspace, absolute: bool) -> Self {
+        SourcePaths {
+            library_root: ws.info().library_root.clone(),
+            absolute,
+        }
+    }
+
     /// The path shown for the library-relative `source`.
     pub fn show(&self, source: &str) -> String {
         if self.absolute {
@@ -170,7 +181,7 @@ impl SourcePaths {
         } else {
             format!(
                 "Paths: every Source path is relative to the library root {}\n",
-                crate::sanitize::inline(&self.library_root)
+                crate::hydrate::sanitize::inline(&self.library_root)
             )
         }
     }
@@ -197,7 +208,7 @@ fn preamble(
     paths: Option<&SourcePaths>,
 ) -> String {
     let one_line: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
-    let one_line = crate::sanitize::inline(&one_line);
+    let one_line = crate::hydrate::sanitize::inline(&one_line);
     let shown: String = one_line.chars().take(160).collect();
     let ellipsis = if one_line.chars().count() > 160 {
         "..."

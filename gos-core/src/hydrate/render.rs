@@ -7,15 +7,15 @@
 //! skill starts with `## Skill: NAME`, then `Source: PATH`, `Why: REASON` and, when the build
 //! flagged the skill, `Warnings: ...`; gos's own notes inside a skill are lines starting
 //! `[gos: `. Names, paths and reasons are one-line fields escaped with
-//! [`crate::sanitize::inline`], so they hold no line break. Content is cleaned with
-//! [`crate::sanitize::body`]; a content line that could be taken for framing (after leading
+//! [`crate::hydrate::sanitize::inline`], so they hold no line break. Content is cleaned with
+//! [`crate::hydrate::sanitize::body`]; a content line that could be taken for framing (after leading
 //! spaces, tabs and `>`: one or more `#` then `skill:` or `skill bundle`, or one of the labels
 //! `Source:`, `Why:`, `Warnings:`, `Query:`, `Retrieval status:`, `Paths:`, or `[gos:`,
 //! ignoring ASCII case) gets a leading backslash. So a line starting `## Skill: ` is always a
 //! real header, and content ends with every code fence it opened closed.
 
 use super::fence::open_fence_at_end;
-use crate::sanitize;
+use crate::hydrate::sanitize;
 use crate::text::clip_at_line;
 
 /// Labels of gos's framing lines, lower case.

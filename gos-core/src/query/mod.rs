@@ -3,9 +3,8 @@
 
 pub mod markup;
 
-use crate::lexical::{FieldBoosts, LexicalIndex};
-use crate::seed::SeedSource;
-use crate::text::{analyzer, tokens};
+use crate::index::lexical::analyzer::{analyzer, tokens};
+use crate::index::lexical::{FieldBoosts, LexicalIndex};
 pub use markup::Markup;
 use std::collections::BTreeMap;
 
@@ -24,22 +23,12 @@ pub struct QueryParams {
     pub markup: Markup,
     /// Query-term weight of the terms of code-like tokens ([`markup::code_like`]: inline
     /// code, file names, identifiers, flags), multiplying their BM25 clause boost; 1 turns it
-    /// off. `None` (the default) is the seed source's default ([`QueryParams::code_boost_for`]).
+    /// off. `None` (the default) is the seed source's default
+    /// ([`crate::seed::SeedSource::default_code_boost`]).
     /// Must be finite and > 0.
     pub code_boost: Option<f32>,
-    /// BM25 field boosts ([`FieldBoosts::default`] is [`crate::lexical::FIELD_BOOSTS`]).
+    /// BM25 field boosts ([`FieldBoosts::default`] is [`crate::index::lexical::FIELD_BOOSTS`]).
     pub field_boosts: FieldBoosts,
-}
-
-impl QueryParams {
-    /// The code-like token boost for a retrieval with seeds from `source`: the one set, else
-    /// [`DEFAULT_HYBRID_CODE_BOOST`] for hybrid seeds and 1 (none) for the others.
-    pub fn code_boost_for(&self, source: SeedSource) -> f32 {
-        self.code_boost.unwrap_or(match source {
-            SeedSource::Hybrid => DEFAULT_HYBRID_CODE_BOOST,
-            _ => 1.0,
-        })
-    }
 }
 
 /// One query: its text, its analyzed terms, and (for dense and hybrid seeds) its embeddings.
@@ -130,14 +119,5 @@ mod tests {
         assert_eq!(q.terms.get("doc"), Some(&1));
         // No markup handling and no boost give exactly `Query::new`.
         assert_eq!(Query::with_params(text, Markup::Keep, 1.0), plain);
-        // The default boost depends on the seed source.
-        let params = QueryParams::default();
-        assert_eq!(params.code_boost_for(SeedSource::Hybrid), 1.5);
-        assert_eq!(params.code_boost_for(SeedSource::Lexical), 1.0);
-        let set = QueryParams {
-            code_boost: Some(2.0),
-            ..params
-        };
-        assert_eq!(set.code_boost_for(SeedSource::Lexical), 2.0);
     }
 }

@@ -1,14 +1,15 @@
-//! The cross-encoder reranker: the window of [`super::window`] scored by a [`CrossEncoder`].
+//! The cross-encoder reranker: the window of [`super::window`] scored by a [`PairScorer`].
 
+use super::scorer::PairScorer;
 use super::window::{StageParams, WindowItem, order_window};
 use super::{RankedSkill, RerankContext, Reranker};
-use crate::cross_encoder::{CrossEncoder, truncate_chars};
 use crate::error::Result;
-use crate::prerequisite::graph_added;
+use crate::rerank::graph_added;
+use crate::text::truncate_chars;
 
 /// The cross-encoder as a [`Reranker`] (module docs for what it does).
 pub struct CrossEncoderReranker<'a> {
-    model: &'a CrossEncoder,
+    model: &'a dyn PairScorer,
     params: StageParams,
 }
 
@@ -17,7 +18,7 @@ impl<'a> CrossEncoderReranker<'a> {
     ///
     /// # Errors
     /// [`crate::Error::InvalidOption`] for parameters out of range ([`StageParams::validate`]).
-    pub fn new(model: &'a CrossEncoder, params: StageParams) -> Result<Self> {
+    pub fn new(model: &'a dyn PairScorer, params: StageParams) -> Result<Self> {
         params.validate()?;
         Ok(CrossEncoderReranker { model, params })
     }
@@ -37,8 +38,19 @@ impl Reranker for CrossEncoderReranker<'_> {
             .map(|r| (ctx.text)(r).map(|t| truncate_chars(&t, params.max_chars).to_string()))
             .collect::<Result<_>>()?;
         let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        // `score` checks the model's output shape: one score per document.
-        let scores = self.model.score(ctx.query.text, &docs, params.batch_size)?;
+        let scores = self
+            .model
+            .score_pairs_batched(ctx.query.text, &docs, params.batch_size)?;
+        if scores.len() != docs.len() {
+            return Err(crate::Error::Model {
+                path: self.model.model_name().into(),
+                reason: format!(
+                    "the pair scorer returned {} scores for {} documents",
+                    scores.len(),
+                    docs.len()
+                ),
+            });
+        }
         let items: Vec<WindowItem> = ranked[..k]
             .iter()
             .zip(&scores)

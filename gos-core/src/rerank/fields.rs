@@ -2,7 +2,7 @@
 //! evidence of the query in its fields.
 //!
 //! `score(v) = graph * g(v)/max g + lexical * b(v)/max b + dense * d(v) + name * c(v)`
-//! ([`crate::fusion::final_score`]) where `g` is the diffusion score (PPR, one-hop mass, or the
+//! ([`crate::rerank::mix::final_score`]) where `g` is the diffusion score (PPR, one-hop mass, or the
 //! personalization vector itself in no-graph mode), `b` the BM25 score over the boosted fields
 //! (0 outside the BM25 pool), `d` the cosine with the query min-max normalized over the dense
 //! pool (0 outside it, and for lexical seeds, which compute no cosines) and `c` the share of the
@@ -11,7 +11,8 @@
 
 use super::{RankedSkill, RerankContext, Reranker};
 use crate::error::Result;
-use crate::fusion::{Evidence, RerankWeights, final_score, min_max};
+use crate::rerank::mix::{Evidence, RerankWeights, final_score};
+use crate::seed::fusion::min_max;
 use std::collections::BTreeMap;
 
 /// The field-evidence reranker. Cost: O(c log c) for c candidates.
@@ -74,7 +75,7 @@ pub fn name_coverage(name_tokens: &[String], query_terms: &BTreeMap<String, u32>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mode::RetrievalMode;
+    use crate::diffuse::RetrievalMode;
     use crate::query::Query;
 
     #[test]

@@ -3,28 +3,30 @@
 //! A [`Reranker`] rescores and reorders a list of [`RankedSkill`]s. Two exist:
 //!
 //! - [`FieldEvidence`] (always first): the graph score and the field-level evidence of the
-//!   query in each skill, mixed by [`crate::fusion::final_score`];
-//! - [`CrossEncoderReranker`] (optional, `--rerank cross-encoder`): a BERT or XLM-R
-//!   cross-encoder reads the query with the top candidates' text and reorders them, keeping a
-//!   reserved share of the bundle for graph-added prerequisites.
+//!   query in each skill, mixed by [`mix::final_score`];
+//! - [`CrossEncoderReranker`] (optional, `--rerank cross-encoder`): a cross-encoder (any
+//!   [`PairScorer`]) reads the query with the top candidates' text and reorders them, keeping
+//!   a reserved share of the bundle for graph-added prerequisites.
 
-#[cfg(feature = "neural")]
+mod candidate;
 mod cross_encoder;
 mod fields;
+pub mod mix;
+mod scorer;
 mod window;
 
-pub use crate::candidate::RankedSkill;
-pub use crate::fusion::{DEFAULT_DENSE_WEIGHT, RerankWeights};
-#[cfg(feature = "neural")]
+pub use candidate::RankedSkill;
 pub use cross_encoder::CrossEncoderReranker;
 pub use fields::{FieldEvidence, name_coverage};
+pub use mix::{DEFAULT_DENSE_WEIGHT, RerankWeights};
+pub use scorer::PairScorer;
 pub use window::{
-    DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT, StageParams,
-    WindowItem, order_window,
+    DEFAULT_BATCH_SIZE, DEFAULT_MAX_CHARS, DEFAULT_RESERVED_SHARE, DEFAULT_TOP, DEFAULT_WEIGHT,
+    StageParams, WindowItem, graph_added, order_window,
 };
 
+use crate::diffuse::RetrievalMode;
 use crate::error::Result;
-use crate::mode::RetrievalMode;
 use crate::query::Query;
 
 /// What a reranker may know about the retrieval besides the candidates.
@@ -38,7 +40,8 @@ pub struct RerankContext<'a> {
     pub eligible: usize,
     /// Bundle size (most skills hydrated).
     pub top_n: usize,
-    /// A candidate's text view: its name, description and body.
+    /// A candidate's text as a model reads it: [`crate::Workspace::cross_encoder_text`] in a
+    /// retrieval (a function here so that rerankers need no workspace in tests).
     pub text: &'a dyn Fn(&RankedSkill) -> Result<String>,
 }
 

@@ -1,5 +1,5 @@
-//! The window of the cross-encoder reranker ([`super::CrossEncoderReranker`], with the
-//! `neural` feature): its parameters and the reordering rule, which need no model.
+//! The window of the cross-encoder reranker ([`super::CrossEncoderReranker`]): its parameters
+//! and the reordering rule, which need no model.
 //!
 //! After diffusion and field-evidence reranking, the top R candidates are scored by a
 //! cross-encoder against the query and reordered.
@@ -10,17 +10,18 @@
 //!    of candidates above the relative-score floor. Only they are scored; the set of
 //!    candidates above the floor therefore does not change, and neither does any candidate
 //!    after the window.
-//! 2. **Text view.** Each candidate's text (name, description, body) cut to `max_chars`
-//!    characters (default 2,048; SkillFlow's deep reranker read 4,096), then tokenized with
-//!    the query (`crate::cross_encoder`).
+//! 2. **Text view.** Each candidate's text (name, description, body:
+//!    [`crate::Workspace::cross_encoder_text`]) cut to `max_chars` characters (default 2,048;
+//!    SkillFlow's deep reranker read 4,096), then tokenized with the query by the model
+//!    ([`super::PairScorer`]).
 //! 3. **Score.** `mixed = w * sigmoid(ce) + (1 - w) * s / s_max`
-//!    ([`crate::fusion::cross_encoder_mix`]), `w` = [`StageParams::weight`]
-//!    in [0, 1], `ce` the cross-encoder score (`CrossEncoder::score`) and `s_max` the best
+//!    ([`super::mix::cross_encoder_mix`]), `w` = [`StageParams::weight`]
+//!    in [0, 1], `ce` the cross-encoder score ([`super::PairScorer::score_pairs_batched`]) and `s_max` the best
 //!    field-evidence score. `w = 1` is the cross-encoder alone; `w = 0` keeps the old order.
 //!    The sigmoid maps the logit of a one-label ms-marco or bge model to a probability, so
 //!    both terms lie in [0, 1].
 //! 4. **Reserved share for prerequisites.** Of the first `top_n` (bundle size) positions,
-//!    `round(reserved_share * top_n)` are kept for *graph-added* candidates ([`crate::prerequisite::graph_added`]:
+//!    `round(reserved_share * top_n)` are kept for *graph-added* candidates ([`graph_added`]:
 //!    non-seeds that the graph ranked above their first-stage rank) that were inside the first `top_n` before the stage, in their old order. So a
 //!    prerequisite that the graph put into the bundle is not pushed out merely because its
 //!    text matches the query less; other candidates fill the remaining positions by `mixed`.
@@ -29,11 +30,14 @@
 //!    in their old order. Scores become `mixed`, clamped to be non-increasing down the list;
 //!    candidates after the window are scaled into `[0, min mixed]` in their old proportions.
 
+use super::RankedSkill;
+use super::mix::cross_encoder_mix;
+use crate::diffuse::RetrievalMode;
 use crate::error::{Error, Result};
-use crate::fusion::cross_encoder_mix;
 
-/// Default pairs per cross-encoder forward pass (the value of
-/// `crate::cross_encoder::DEFAULT_BATCH_SIZE`, kept here so the parameters need no model).
+/// Default pairs per cross-encoder forward pass: 16 pairs of ~512 tokens keep peak memory
+/// under ~200 MiB for a 6-layer 384-wide BERT on the CPU (gos-models' cross-encoders batch by
+/// this value too).
 pub const DEFAULT_BATCH_SIZE: usize = 16;
 
 /// Default window R: candidates scored per query (the SkillRouter and SkillFlow rerankers read
@@ -152,15 +156,19 @@ pub fn order_window(items: &[WindowItem], top_n: usize, params: &StageParams) ->
         .collect()
 }
 
+/// Whether candidate `r`, at 1-based position `pre_rank` before a reranker, was added by the
+/// graph: in a mode that uses the graph, a non-seed with graph mass that the graph ranked above
+/// its first-stage rank (or that the first stage never found).
+pub fn graph_added(mode: RetrievalMode, pre_rank: usize, r: &RankedSkill) -> bool {
+    mode != RetrievalMode::NoGraph
+        && r.seed_rank.is_none()
+        && r.graph_score > 0.0
+        && r.pool_rank.is_none_or(|l| l > pre_rank)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[cfg(feature = "neural")]
-    #[test]
-    fn batch_default_is_the_models() {
-        assert_eq!(DEFAULT_BATCH_SIZE, crate::cross_encoder::DEFAULT_BATCH_SIZE);
-    }
 
     fn item(prior: f64, ce: f32, protected: bool) -> WindowItem {
         WindowItem {

@@ -1,7 +1,7 @@
 //! The candidate list of one query: the first-stage pool plus every node the graph reached,
 //! each with the evidence the rerankers read.
 
-use crate::candidate::RankedSkill;
+use crate::rerank::RankedSkill;
 use crate::seed::{FirstStage, Seed};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;

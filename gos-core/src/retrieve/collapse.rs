@@ -1,8 +1,8 @@
 //! Near-duplicate collapse in the ranked list: one member per group, the best-ranked, with the
-//! others as its alternates ([`crate::duplicates::NodeGroups::collapse`]).
+//! others as its alternates ([`crate::workspace::duplicates::NodeGroups::collapse`]).
 
-use crate::candidate::RankedSkill;
 use crate::hydrate::Alternate;
+use crate::rerank::RankedSkill;
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 
@@ -13,7 +13,7 @@ pub type Alternates = BTreeMap<usize, Vec<usize>>;
 /// `on`; the alternates of each kept node. Without groups, or when off, nothing changes.
 pub fn collapse(ws: &Workspace, ranked: &mut Vec<RankedSkill>, on: bool) -> Alternates {
     if on {
-        ws.duplicates().collapse(ranked)
+        ws.duplicates().collapse(ranked, |r| r.node)
     } else {
         Alternates::new()
     }

@@ -13,10 +13,10 @@
 //! candidates like any other. The entry records the facet it gains most on (`covers`). Off by
 //! default: it is an arm of `gos eval` (docs/graph-quality.md) until it wins out of fold.
 
-use crate::candidate::RankedSkill;
 use crate::error::Result;
 use crate::facets::Facet;
-use crate::lexical::LexicalIndex;
+use crate::index::lexical::LexicalIndex;
+use crate::rerank::RankedSkill;
 use std::collections::HashMap;
 
 /// Options of step coverage.

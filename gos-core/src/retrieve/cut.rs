@@ -16,7 +16,7 @@
 //! candidate is always kept: whether anything is relevant at all is the relevance floors'
 //! decision ([`crate::relevance`]), not the cut's.
 
-use crate::candidate::RankedSkill;
+use crate::rerank::RankedSkill;
 
 /// The adaptive cut's floors, each a share in [0, 1]; 0 turns a rule off.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -6,7 +6,7 @@
 //! characters and about 15 passages), so real queries are never cut. When a cap applies, the
 //! retrieval says so in [`super::Retrieval::limits_applied`].
 
-use crate::dense::query_passages;
+use crate::index::dense::query_passages;
 
 /// Most characters of a query that retrieval reads; the rest is ignored (and the retrieval
 /// says so). About five times the longest real task text.

@@ -22,30 +22,26 @@ mod reason;
 pub use cut::BundleCut;
 pub use options::{DEFAULT_COLLAPSE_DUPLICATES, RetrieveOptions};
 
-pub use crate::candidate::RankedSkill;
-pub use crate::mode::RetrievalMode;
+pub use crate::diffuse::RetrievalMode;
 pub use crate::relevance::DenseFloor;
+pub use crate::rerank::RankedSkill;
 
-#[cfg(feature = "neural")]
-use crate::cross_encoder::CrossEncoder;
-#[cfg(feature = "neural")]
-use crate::dense::SentenceEncoder;
 use crate::diffuse;
 use crate::error::{Error, Result};
-use crate::hydrate::{Bundle, HydrationInput, SourcePaths, hydrate, no_hit};
+use crate::hydrate::{self, Bundle, SourcePaths, no_hit};
+use crate::index::dense::TextEmbedder;
+use crate::index::lexical::analyzer::{analyzer, tokens};
 use crate::query::Query;
-use crate::relevance::{self, Decision, NoHitReason, RelevanceEvidence};
-#[cfg(feature = "neural")]
-use crate::rerank::{CrossEncoderReranker, StageParams};
-use crate::rerank::{FieldEvidence, RerankContext, Reranker};
+use crate::relevance::{self, Decision, RelevanceEvidence};
+use crate::rerank::{
+    CrossEncoderReranker, FieldEvidence, PairScorer, RerankContext, Reranker, StageParams,
+};
 use crate::seed::{
     DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedSource, Seeder, seeds_from_pool,
 };
-use crate::text::{analyzer, tokens};
 use crate::workspace::Workspace;
 use serde::Serialize;
-#[cfg(feature = "neural")]
-use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Milliseconds per stage.
@@ -102,42 +98,47 @@ pub struct Retrieval {
     pub coverage: Option<coverage::Coverage>,
 }
 
-/// A model the retriever either borrows or owns.
-#[cfg(feature = "neural")]
-enum Held<'w, T> {
-    Borrowed(&'w T),
-    Owned(Box<T>),
+/// Retrieval over an open workspace, with the models it uses.
+///
+/// A retriever owns what it reads: the workspace behind an [`Arc`], the query embedder and the
+/// pair scorer behind [`Arc`]s too, so it has no lifetime, is cheap to clone (reference counts
+/// only) and can be shared by any number of threads and kept across requests. Creating one
+/// analyzes every skill name once (a few milliseconds at 5,000 skills).
+///
+/// Without models, [`SeedSource::Auto`] seeds lexically. [`Retriever::with_embedder`] adds the
+/// query embedder (dense and hybrid seeds; then `Auto` is hybrid) and
+/// [`Retriever::with_pair_scorer`] the cross-encoder stage. The models themselves are loaded by
+/// the `gos-models` crate (`gos_models::retriever` loads the workspace's own encoder).
+#[derive(Clone)]
+pub struct Retriever {
+    ws: Arc<Workspace>,
+    name_tokens: Arc<[Vec<String>]>,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    pair_scorer: Option<(Arc<dyn PairScorer>, StageParams)>,
 }
 
-#[cfg(feature = "neural")]
-impl<T> std::ops::Deref for Held<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        match self {
-            Held::Borrowed(t) => t,
-            Held::Owned(t) => t,
-        }
+impl std::fmt::Debug for Retriever {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Retriever")
+            .field("workspace", &self.ws.dir())
+            .field("embedder", &self.embedder.as_ref().map(|e| e.model_id()))
+            .field(
+                "pair_scorer",
+                &self.pair_scorer.as_ref().map(|(m, p)| (m.model_name(), p)),
+            )
+            .finish()
     }
-}
-
-/// Retrieval over an open workspace. Creating one analyzes every skill name once (a few
-/// milliseconds at 5,000 skills); it can then serve any number of queries, from several threads.
-pub struct Retriever<'w> {
-    ws: &'w Workspace,
-    name_tokens: Vec<Vec<String>>,
-    #[cfg(feature = "neural")]
-    encoder: Option<Held<'w, SentenceEncoder>>,
-    #[cfg(feature = "neural")]
-    cross_encoder: Option<(Held<'w, CrossEncoder>, StageParams)>,
 }
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
 
-impl<'w> Retriever<'w> {
-    /// A retriever over `ws` without neural models: [`SeedSource::Auto`] seeds lexically.
-    pub fn new(ws: &'w Workspace) -> Self {
+impl Retriever {
+    /// A retriever over `ws` (a [`Workspace`] or an `Arc<Workspace>`) without models:
+    /// [`SeedSource::Auto`] seeds lexically.
+    pub fn new(ws: impl Into<Arc<Workspace>>) -> Self {
+        let ws = ws.into();
         let mut a = analyzer();
         let name_tokens = ws
             .manifest()
@@ -148,53 +149,18 @@ impl<'w> Retriever<'w> {
         Retriever {
             ws,
             name_tokens,
-            #[cfg(feature = "neural")]
-            encoder: None,
-            #[cfg(feature = "neural")]
-            cross_encoder: None,
+            embedder: None,
+            pair_scorer: None,
         }
     }
 
-    #[cfg(feature = "neural")]
-    /// The retriever `gos retrieve` uses: when the workspace has skill vectors, it loads the
-    /// sentence encoder they were built with (from `model_dir` when given, else from the model
-    /// directory the workspace recorded) on `device`, so [`SeedSource::Auto`] seeds hybrid;
-    /// without vectors it is [`Retriever::new`].
-    ///
-    /// # Errors
-    /// [`Error::Model`] when the model directory cannot be loaded (the message names it; pass
-    /// another `model_dir`, or use [`Retriever::new`] for lexical seeds);
-    /// [`Error::InvalidOption`] when the model is not the one the vectors came from.
-    pub fn from_workspace(
-        ws: &'w Workspace,
-        model_dir: Option<&Path>,
-        device: &candle_core::Device,
-    ) -> Result<Self> {
-        let retriever = Retriever::new(ws);
-        let Some(dense) = ws.dense() else {
-            return Ok(retriever);
-        };
-        let dir = model_dir.map_or_else(
-            || Path::new(&dense.info.model_dir).to_path_buf(),
-            Path::to_path_buf,
-        );
-        let encoder = SentenceEncoder::load(&dir, device)?;
-        retriever.attach_encoder(Held::Owned(Box::new(encoder)))
-    }
-
-    #[cfg(feature = "neural")]
-    /// Use `encoder` for query embeddings (needed by dense and hybrid seeds, and what makes
+    /// Use `embedder` for query embeddings (needed by dense and hybrid seeds, and what makes
     /// [`SeedSource::Auto`] hybrid).
     ///
     /// # Errors
     /// [`Error::InvalidOption`] when the workspace has no vectors or they come from another
-    /// model than `encoder`.
-    pub fn with_encoder(self, encoder: &'w SentenceEncoder) -> Result<Self> {
-        self.attach_encoder(Held::Borrowed(encoder))
-    }
-
-    #[cfg(feature = "neural")]
-    fn attach_encoder(mut self, encoder: Held<'w, SentenceEncoder>) -> Result<Self> {
+    /// model than `embedder` ([`TextEmbedder::model_id`]).
+    pub fn with_embedder(mut self, embedder: Arc<dyn TextEmbedder>) -> Result<Self> {
         let Some(dense) = self.ws.dense() else {
             return Err(Error::InvalidOption {
                 name: "Retriever::encoder",
@@ -204,52 +170,47 @@ impl<'w> Retriever<'w> {
                 ),
             });
         };
-        if dense.info.model != encoder.model_id() {
+        if dense.info.model != embedder.model_id() {
             return Err(Error::InvalidOption {
                 name: "Retriever::encoder",
                 reason: format!(
                     "the workspace vectors come from {} but the query encoder is {}; use the \
                      same model directory or rebuild the workspace",
                     dense.info.model,
-                    encoder.model_id()
+                    embedder.model_id()
                 ),
             });
         }
-        self.encoder = Some(encoder);
+        self.embedder = Some(embedder);
         Ok(self)
     }
 
-    #[cfg(feature = "neural")]
-    /// Add the cross-encoder reranker after field-evidence reranking
-    /// ([`crate::rerank::CrossEncoderReranker`]).
-    pub fn with_cross_encoder(mut self, ce: &'w CrossEncoder, params: StageParams) -> Self {
-        self.cross_encoder = Some((Held::Borrowed(ce), params));
-        self
-    }
-
-    #[cfg(feature = "neural")]
-    /// [`Retriever::with_cross_encoder`] with a model the retriever keeps.
-    pub fn with_owned_cross_encoder(mut self, ce: CrossEncoder, params: StageParams) -> Self {
-        self.cross_encoder = Some((Held::Owned(Box::new(ce)), params));
+    /// Add the cross-encoder stage after field-evidence reranking
+    /// ([`crate::rerank::CrossEncoderReranker`]), scoring with `scorer` under `params` (checked
+    /// when a retrieval runs, [`StageParams::validate`]).
+    pub fn with_pair_scorer(mut self, scorer: Arc<dyn PairScorer>, params: StageParams) -> Self {
+        self.pair_scorer = Some((scorer, params));
         self
     }
 
     /// The workspace.
     pub fn workspace(&self) -> &Workspace {
-        self.ws
+        &self.ws
     }
 
-    /// Whether the retriever has a query encoder (then [`SeedSource::Auto`] seeds hybrid).
-    pub fn has_encoder(&self) -> bool {
-        #[cfg(feature = "neural")]
-        return self.encoder.is_some();
-        #[cfg(not(feature = "neural"))]
-        false
+    /// The query embedder, when the retriever has one.
+    pub fn embedder(&self) -> Option<&Arc<dyn TextEmbedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// Whether the retriever has a query embedder (then [`SeedSource::Auto`] seeds hybrid).
+    pub fn has_embedder(&self) -> bool {
+        self.embedder.is_some()
     }
 
     /// The seed source `asked` resolves to with this retriever ([`SeedSource::resolve`]).
     pub fn seed_source(&self, asked: SeedSource) -> SeedSource {
-        asked.resolve(self.has_encoder())
+        asked.resolve(self.has_embedder())
     }
 
     /// Retrieve a bundle for `query`.
@@ -261,15 +222,16 @@ impl<'w> Retriever<'w> {
         self.retrieve_embedded(query, None, opts)
     }
 
-    #[cfg(feature = "neural")]
-    /// Embed `query` with the retriever's encoder: unit vectors of the encoder's dimension,
-    /// the whole text first, then (with `chunks`) one per passage of
-    /// [`crate::dense::query_passages`]. A skill's dense score is its best cosine over them.
+    /// Embed `query` with the retriever's embedder ([`TextEmbedder::embed_queries`]): unit
+    /// vectors of the embedder's dimension, the whole text first, then (with `chunks`) one per
+    /// passage of [`crate::index::dense::query_passages`]. A skill's dense score is its best cosine
+    /// over them. (For gos's sentence encoders with a Normalize module, all-MiniLM-L6-v2
+    /// among them, these are the encoder's own vectors bit for bit.)
     ///
     /// # Errors
-    /// [`Error::InvalidOption`] without an encoder; encoder failures.
+    /// [`Error::InvalidOption`] without an embedder; embedder failures.
     pub fn embed_query(&self, query: &str, chunks: bool) -> Result<Vec<Vec<f32>>> {
-        let encoder = self.encoder.as_ref().ok_or_else(|| Error::InvalidOption {
+        let embedder = self.embedder.as_ref().ok_or_else(|| Error::InvalidOption {
             name: "SeedParams::source",
             reason: "dense and hybrid seeds need a query encoder (a model directory)".into(),
         })?;
@@ -279,7 +241,7 @@ impl<'w> Retriever<'w> {
             texts.extend(limits::capped_passages(query).0);
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        encoder.encode(&refs)
+        embedder.embed_queries(&refs)
     }
 
     /// [`Retriever::retrieve`] with the query embedding computed beforehand (e.g. once per
@@ -305,13 +267,16 @@ impl<'w> Retriever<'w> {
         let seeder = self.seeder(source, opts)?;
         let t = Instant::now();
         let embedded;
-        let code_boost = opts.query.code_boost_for(source);
+        let code_boost = opts
+            .query
+            .code_boost
+            .unwrap_or_else(|| source.default_code_boost());
         let mut query = Query::with_params(text, opts.query.markup, code_boost);
         if source.needs_vectors() {
             query = query.with_vectors(match query_vectors {
                 Some(v) => v,
                 None => {
-                    embedded = self.embed_query_or_refuse(text, opts)?;
+                    embedded = self.embed_query(text, opts.seeds.query_chunks)?;
                     &embedded
                 }
             });
@@ -345,18 +310,12 @@ impl<'w> Retriever<'w> {
             .then(|| coverage::Prepared::new(self.ws.lexical(), text, &opts.coverage))
             .transpose()?;
         facets.iter().for_each(|f| f.seed(&mut p));
-        let graph_scores = diffuse::for_mode(opts.mode, self.ws, &opts.ppr).diffuse(&p);
+        let graph_scores = diffuse::for_mode(opts.mode, &self.ws, &opts.ppr).diffuse(&p);
         let t_diffuse = ms(t);
 
         let t = Instant::now();
-        let mut ranked = candidates::assemble(self.ws, &first, &seeds, &graph_scores);
-        let text_view = |r: &RankedSkill| -> Result<String> {
-            Ok(format!(
-                "{}\n{}",
-                self.ws.manifest().nodes[r.node].name,
-                self.content(r.node)?
-            ))
-        };
+        let mut ranked = candidates::assemble(&self.ws, &first, &seeds, &graph_scores);
+        let text_view = |r: &RankedSkill| self.ws.cross_encoder_text(r.node);
         let mut ctx = RerankContext {
             query: &query,
             mode: opts.mode,
@@ -365,7 +324,7 @@ impl<'w> Retriever<'w> {
             text: &text_view,
         };
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
-        let alternates = collapse::collapse(self.ws, &mut ranked, opts.collapse_duplicates);
+        let alternates = collapse::collapse(&self.ws, &mut ranked, opts.collapse_duplicates);
         let t_rerank = ms(t);
         let floors = opts.floors(self.ws.graph().node_count());
         let eligible = relevance::eligible(&ranked, floors.min_relative_score);
@@ -383,7 +342,7 @@ impl<'w> Retriever<'w> {
         }
 
         let t = Instant::now();
-        let lexical_coverage = relevance::coverage_of_hits(self.ws, &query.terms, &first.bm25)?;
+        let lexical_coverage = relevance::coverage_of_hits(&self.ws, &query.terms, &first.bm25)?;
         let evidence = RelevanceEvidence {
             top_seed_score: relevance::top_seed_score(
                 &first.bm25,
@@ -398,25 +357,18 @@ impl<'w> Retriever<'w> {
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {
             Decision::Hit { eligible } => {
-                let (inputs, flagged) =
-                    self.hydration_inputs(&ranked[..eligible], &alternates, opts)?;
-                let paths = SourcePaths {
-                    library_root: self.ws.info().library_root.clone(),
-                    absolute: opts.absolute_paths,
-                };
-                let why = if inputs.is_empty() {
-                    Err(NoHitReason::AllFlagged { flagged })
-                } else {
-                    hydrate(text, &inputs, &opts.budgets, &paths).map_err(|f| {
-                        NoHitReason::NothingFits {
-                            needed: f.needed,
-                            available: f.available,
-                            max_context_chars: opts.budgets.max_context_chars,
-                            max_chars_per_skill: opts.budgets.max_chars_per_skill,
-                        }
-                    })
-                };
-                why.unwrap_or_else(|why| {
+                let eligible = &ranked[..eligible];
+                let selection = hydrate::select(
+                    &self.ws,
+                    eligible,
+                    opts.budgets.top_n,
+                    opts.exclude_flagged,
+                    |i, r| reason::reason(&self.ws, &eligible[..i], r, opts.mode),
+                    |node| collapse::alternates_of(&self.ws, &alternates, node),
+                )?;
+                let paths = SourcePaths::of(&self.ws, opts.absolute_paths);
+                let bundle = selection.hydrate(text, &opts.budgets, &paths);
+                bundle.unwrap_or_else(|why| {
                     decision = Decision::NoHit(why);
                     no_hit(text, &why)
                 })
@@ -449,31 +401,13 @@ impl<'w> Retriever<'w> {
         })
     }
 
-    /// The query's embeddings for dense and hybrid seeds.
-    fn embed_query_or_refuse(&self, text: &str, opts: &RetrieveOptions) -> Result<Vec<Vec<f32>>> {
-        #[cfg(feature = "neural")]
-        return self.embed_query(text, opts.seeds.query_chunks);
-        #[cfg(not(feature = "neural"))]
-        {
-            let _ = (text, opts);
-            Err(Error::InvalidOption {
-                name: "SeedParams::source",
-                reason: "dense and hybrid seeds need the query's embeddings: pass them to \
-                         retrieve_embedded, or build gos-core with the `neural` feature"
-                    .into(),
-            })
-        }
-    }
-
     /// Run the cross-encoder reranker when the retriever has one; whether it ran.
     fn cross_encode(&self, ranked: &mut Vec<RankedSkill>, ctx: &RerankContext<'_>) -> Result<bool> {
-        #[cfg(feature = "neural")]
-        if let Some((model, params)) = &self.cross_encoder {
-            CrossEncoderReranker::new(model, *params)?.rerank(ranked, ctx)?;
-            return Ok(true);
-        }
-        let _ = (ranked, ctx);
-        Ok(false)
+        let Some((model, params)) = &self.pair_scorer else {
+            return Ok(false);
+        };
+        CrossEncoderReranker::new(model.as_ref(), *params)?.rerank(ranked, ctx)?;
+        Ok(true)
     }
 
     /// The seeder of the concrete `source`.
@@ -503,78 +437,22 @@ impl<'w> Retriever<'w> {
             ),
         })
     }
-
-    /// The first `opts.budgets.top_n` candidates of `eligible` as hydration inputs, each with
-    /// its reason, skipping flagged skills with [`RetrieveOptions::exclude_flagged`]; and how
-    /// many flagged skills were skipped.
-    fn hydration_inputs(
-        &self,
-        eligible: &[RankedSkill],
-        alternates: &collapse::Alternates,
-        opts: &RetrieveOptions,
-    ) -> Result<(Vec<HydrationInput>, usize)> {
-        let n = eligible.len().min(opts.budgets.top_n);
-        let mut inputs = Vec::with_capacity(n);
-        let mut flagged = 0;
-        for (i, r) in eligible.iter().enumerate() {
-            if inputs.len() == n {
-                break;
-            }
-            let node = &self.ws.manifest().nodes[r.node];
-            if opts.exclude_flagged && !node.warnings.is_empty() {
-                flagged += 1;
-                continue;
-            }
-            inputs.push(HydrationInput {
-                node: r.node,
-                id: node.id.clone(),
-                name: node.name.clone(),
-                source: node.source_path.clone(),
-                score: r.score,
-                reason: reason::reason(self.ws, &eligible[..i], r, opts.mode),
-                content: self.content(r.node)?,
-                warnings: node.warnings.clone(),
-                alternates: collapse::alternates_of(self.ws, alternates, r.node),
-            });
-        }
-        Ok((inputs, flagged))
-    }
-
-    /// A skill's hydrated content: its description paragraph, then its stored body.
-    fn content(&self, node: usize) -> Result<String> {
-        let body = self.ws.lexical().body(node)?.unwrap_or_default();
-        let description = self.ws.manifest().nodes[node].description.value.trim();
-        Ok(if description.is_empty() {
-            body
-        } else {
-            format!("{description}\n\n{}", body.trim())
-        })
-    }
-}
-
-#[cfg(feature = "neural")]
-/// The query encoder of `ws`: `None` when the workspace has no skill vectors; otherwise the
-/// sentence encoder loaded from `model_dir` when given, else from the model directory the
-/// workspace recorded at build time, on `device`.
-///
-/// # Errors
-/// [`Error::Model`] when the model directory cannot be loaded (the message names it).
-pub fn load_query_encoder(
-    ws: &Workspace,
-    model_dir: Option<&Path>,
-    device: &candle_core::Device,
-) -> Result<Option<SentenceEncoder>> {
-    let Some(dense) = ws.dense() else {
-        return Ok(None);
-    };
-    let dir = model_dir.map_or_else(
-        || Path::new(&dense.info.model_dir).to_path_buf(),
-        Path::to_path_buf,
-    );
-    SentenceEncoder::load(&dir, device).map(Some)
 }
 
 /// Convenience for tests and tools: the rank (1-based) of `node` in `ranked`.
 pub fn rank_of(ranked: &[RankedSkill], node: usize) -> Option<usize> {
     ranked.iter().position(|r| r.node == node).map(|p| p + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Clone + Send + Sync>() {}
+
+    /// A retriever is shared by server threads and kept across requests as is.
+    #[test]
+    fn a_retriever_is_clone_send_and_sync() {
+        shareable::<Retriever>();
+    }
 }

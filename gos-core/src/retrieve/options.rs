@@ -1,8 +1,8 @@
 //! [`RetrieveOptions`]: everything that shapes one retrieval.
 
+use crate::diffuse::RetrievalMode;
+use crate::graph::ppr::PprParams;
 use crate::hydrate::Budgets;
-use crate::mode::RetrievalMode;
-use crate::ppr::PprParams;
 use crate::relevance::{
     DEFAULT_MIN_RELATIVE_SCORE, DEFAULT_MIN_SEED_SCORE, DenseFloor, RelevanceFloors,
 };
@@ -39,7 +39,7 @@ pub struct RetrieveOptions {
     /// relative to it ([`crate::hydrate::SourcePaths::absolute`]); off by default.
     pub absolute_paths: bool,
     /// Keep one member per near-duplicate group of the workspace in the ranked list, the
-    /// best-ranked, and list the others as its alternates ([`crate::duplicates`]). A
+    /// best-ranked, and list the others as its alternates ([`crate::workspace::duplicates`]). A
     /// workspace without groups is unaffected. Default: [`DEFAULT_COLLAPSE_DUPLICATES`].
     pub collapse_duplicates: bool,
     /// Adaptive bundle size ([`BundleCut`]); off by default.

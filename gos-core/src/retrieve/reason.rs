@@ -1,8 +1,8 @@
 //! The one-line reason each bundle entry gives for being there.
 
-use crate::candidate::RankedSkill;
-use crate::mode::RetrievalMode;
-use crate::prerequisite::link_to;
+use crate::diffuse::RetrievalMode;
+use crate::graph::prerequisite::link_to;
+use crate::rerank::RankedSkill;
 use crate::workspace::Workspace;
 
 /// Why `r` is a candidate, given the better-ranked candidates `above`: its seed rank, else the
@@ -29,7 +29,7 @@ pub fn reason(
     }
     if mode != RetrievalMode::NoGraph
         && r.graph_score > 0.0
-        && let Some((other, link, e)) = link_to(ws.graph(), r.node, above)
+        && let Some((other, link, e)) = link_to(ws.graph(), r.node, above.iter().map(|a| a.node))
     {
         return format!(
             "{} {} via {} edge ({}: {})",

@@ -1,9 +1,9 @@
 //! Seeding: the first-stage candidate pool and the seed set that personalizes the diffusion.
 //!
 //! A [`Seeder`] turns a [`Query`] into its first-stage lists ([`FirstStage`]): the BM25 top-`pool_k`
-//! over all fields ([`LexicalSeeder`], [`crate::lexical`]), the dense top-`pool_k` by cosine
-//! ([`DenseSeeder`], [`crate::dense`]), or both fused ([`HybridSeeder`]: a weighted sum of min-max
-//! normalized scores by default, or reciprocal rank fusion; formulas in [`crate::fusion`]). The
+//! over all fields ([`LexicalSeeder`], [`crate::index::lexical`]), the dense top-`pool_k` by cosine
+//! ([`DenseSeeder`], [`crate::index::dense`]), or both fused ([`HybridSeeder`]: a weighted sum of min-max
+//! normalized scores by default, or reciprocal rank fusion; formulas in [`crate::seed::fusion`]). The
 //! seed set is the pool's first `seed_k` entries ([`seeds_from_pool`]). The reference took 5
 //! seeds with harmonic rank weights (\[C\] `build_rank_distribution`: w_r = (1/r)/H_n); gos
 //! weights seeds by their first-stage score relative to the others by default, which keeps a
@@ -14,6 +14,7 @@
 //! [`SeedSource::Auto`] (the default) is hybrid when the retriever has a query encoder for the
 //! workspace's vectors, lexical otherwise ([`SeedSource::resolve`]).
 
+pub mod fusion;
 mod sources;
 
 pub use crate::query::Query;
@@ -55,6 +56,16 @@ impl SeedSource {
     /// does not: it falls back to lexical).
     pub fn needs_vectors(self) -> bool {
         matches!(self, SeedSource::Dense | SeedSource::Hybrid)
+    }
+
+    /// The code-like token boost of a retrieval with seeds from this (resolved) source when
+    /// [`crate::query::QueryParams::code_boost`] is not set:
+    /// [`crate::query::DEFAULT_HYBRID_CODE_BOOST`] for hybrid seeds, 1 (none) for the others.
+    pub fn default_code_boost(self) -> f32 {
+        match self {
+            SeedSource::Hybrid => crate::query::DEFAULT_HYBRID_CODE_BOOST,
+            _ => 1.0,
+        }
     }
 
     /// The concrete source: [`SeedSource::Auto`] becomes hybrid when `encoder_ready` (the
@@ -182,7 +193,7 @@ pub struct SeedParams {
     pub source: SeedSource,
     /// Fusion of the two lists for [`SeedSource::Hybrid`].
     pub fusion: Fusion,
-    /// Also embed the query's passages ([`crate::dense::query_passages`]) and score each skill
+    /// Also embed the query's passages ([`crate::index::dense::query_passages`]) and score each skill
     /// by its best cosine over them (long multi-paragraph tasks dilute one mean-pooled vector).
     pub query_chunks: bool,
     /// IDF floor of lexical seeds: query terms used by more than this share of the skills are
@@ -242,7 +253,7 @@ pub struct FirstStage {
 ///   the union of two such lists).
 /// - `pool` is the list seeds are drawn from ([`seeds_from_pool`]). `bm25` and `dense` are the
 ///   raw lists the seeder computed, kept as evidence for the final score
-///   ([`crate::fusion::final_score`]) and the relevance floors ([`crate::relevance`]); a seeder
+///   ([`crate::rerank::mix::final_score`]) and the relevance floors ([`crate::relevance`]); a seeder
 ///   leaves a list it does not compute empty, and never fills one with another's scores.
 /// - An empty query (no terms, no vectors) gives empty lists, not an error.
 ///
@@ -306,6 +317,13 @@ mod tests {
         assert_eq!(SeedSource::Dense.resolve(false), SeedSource::Dense);
         assert_eq!(SeedParams::default().source, SeedSource::Auto);
         assert_eq!("auto".parse::<SeedSource>().unwrap(), SeedSource::Auto);
+    }
+
+    #[test]
+    fn the_default_code_boost_depends_on_the_seed_source() {
+        assert_eq!(SeedSource::Hybrid.default_code_boost(), 1.5);
+        assert_eq!(SeedSource::Lexical.default_code_boost(), 1.0);
+        assert_eq!(SeedSource::Dense.default_code_boost(), 1.0);
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The three [`Seeder`]s: lexical (BM25), dense (cosine) and hybrid (both, fused).
 
 use super::{FirstStage, Fusion, Query, SeedSource, Seeder};
-use crate::dense::DenseSet;
 use crate::error::{Error, Result};
-use crate::fusion::{reciprocal_rank_fusion, weighted_fusion};
-use crate::lexical::{FieldBoosts, LexicalIndex};
+use crate::index::dense::DenseSet;
+use crate::index::lexical::{FieldBoosts, LexicalIndex};
+use crate::seed::fusion::{reciprocal_rank_fusion, weighted_fusion};
 
 /// BM25 over all fields: the pool is the BM25 list, searched with the query's term weights
 /// ([`Query::boosts`]) and the seeder's field boosts.

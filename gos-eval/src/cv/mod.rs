@@ -22,6 +22,7 @@ use gos_core::{RetrieveOptions, Workspace};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// Default selection metric: bundle recall over the available oracles.
 pub const DEFAULT_CV_METRIC: &str = "recall_available";
@@ -123,7 +124,7 @@ fn argmax(values: &[Option<f64>]) -> usize {
 /// [`Param::apply`] and [`run_arms`].
 #[allow(clippy::too_many_arguments)]
 pub fn cross_validate(
-    ws: &Workspace,
+    ws: &Arc<Workspace>,
     tasks: &[TaskLine],
     arm: &Arm,
     base: &RetrieveOptions,
@@ -158,7 +159,7 @@ pub fn cross_validate(
             tasks,
             std::slice::from_ref(arm),
             &opts,
-            models,
+            &models,
             &mut |pr| {
                 progress(Progress {
                     task: pr.task,

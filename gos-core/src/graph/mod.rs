@@ -1,0 +1,279 @@
+//! The typed skill graph: a petgraph directed graph whose nodes are skill ids and whose edges
+//! carry a relation type, weight, provenance and evidence.
+
+pub mod ppr;
+pub mod prerequisite;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Relation type of an edge (\[P\] §3.2; reference `prompts.py`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeType {
+    /// `source` produces something `target` consumes: `source` is a prerequisite of `target`.
+    Dependency,
+    /// The two are usually chained in one multi-step procedure, `source` first.
+    Workflow,
+    /// Same narrow capability cluster (symmetric).
+    Semantic,
+    /// Same task, different implementation (symmetric).
+    Alternative,
+}
+
+impl EdgeType {
+    /// All types, in a fixed order.
+    pub const ALL: [EdgeType; 4] = [
+        EdgeType::Dependency,
+        EdgeType::Workflow,
+        EdgeType::Semantic,
+        EdgeType::Alternative,
+    ];
+
+    /// Lower-case name as used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeType::Dependency => "dependency",
+            EdgeType::Workflow => "workflow",
+            EdgeType::Semantic => "semantic",
+            EdgeType::Alternative => "alternative",
+        }
+    }
+}
+
+/// How an edge was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeProvenance {
+    /// Deterministic overlap of the producer's output types with the consumer's input types.
+    Io,
+    /// The consumer's body names the producer explicitly ("use the `x` skill").
+    Mention,
+    /// Proposed by an LLM validator and accepted by the gates.
+    Llm,
+    /// The consumer's frontmatter declares the producer (`requires: x`, `dependencies: [x]`).
+    Declared,
+}
+
+impl EdgeProvenance {
+    /// Lower-case name as used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeProvenance::Io => "io",
+            EdgeProvenance::Mention => "mention",
+            EdgeProvenance::Llm => "llm",
+            EdgeProvenance::Declared => "declared",
+        }
+    }
+}
+
+/// One stored edge. Endpoints are skill ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillEdge {
+    /// Source skill id (the producer / prerequisite for dependency edges).
+    pub source: String,
+    /// Target skill id (the consumer for dependency edges).
+    pub target: String,
+    /// Relation type.
+    #[serde(rename = "type")]
+    pub edge_type: EdgeType,
+    /// Weight in (0, 1]: the match score (I/O overlap) or confidence.
+    pub weight: f64,
+    /// How the edge was found.
+    pub provenance: EdgeProvenance,
+    /// Why: the shared artifact tokens, or the mention text.
+    pub evidence: String,
+}
+
+/// The skill graph: node `i` of the petgraph graph is skill `ids[i]`.
+///
+/// Built once per workspace and immutable afterwards; lookups by id go through a hash map.
+#[derive(Debug, Clone, Default)]
+pub struct SkillGraph {
+    graph: DiGraph<String, SkillEdge>,
+    index: HashMap<String, NodeIndex>,
+}
+
+/// On-disk form of [`SkillGraph`] (`graph.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphFile {
+    /// Graph format version, equal to the workspace format version.
+    pub format_version: u32,
+    /// Skill ids in node-index order (the manifest's order).
+    pub nodes: Vec<String>,
+    /// Edges sorted by (source, target, type, provenance).
+    pub edges: Vec<SkillEdge>,
+}
+
+impl SkillGraph {
+    /// Graph over `ids` (in node-index order) with no edges.
+    pub fn new(ids: impl IntoIterator<Item = String>) -> Self {
+        let mut graph = DiGraph::new();
+        let mut index = HashMap::new();
+        for id in ids {
+            let ix = graph.add_node(id.clone());
+            index.insert(id, ix);
+        }
+        SkillGraph { graph, index }
+    }
+
+    /// Add an edge; returns `false` (and adds nothing) when an endpoint is unknown, the edge
+    /// is a self loop, or the same (source, target, type) edge exists already (the one with
+    /// the larger weight is kept).
+    pub fn add_edge(&mut self, edge: SkillEdge) -> bool {
+        let (Some(&s), Some(&t)) = (self.index.get(&edge.source), self.index.get(&edge.target))
+        else {
+            return false;
+        };
+        if s == t {
+            return false;
+        }
+        if let Some(existing) = self
+            .graph
+            .edges_connecting(s, t)
+            .find(|e| e.weight().edge_type == edge.edge_type)
+            .map(|e| petgraph::visit::EdgeRef::id(&e))
+        {
+            if self.graph[existing].weight < edge.weight {
+                self.graph[existing] = edge;
+            }
+            return false;
+        }
+        self.graph.add_edge(s, t, edge);
+        true
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    /// Number of edges.
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// Node index of a skill id.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.index.get(id).map(|ix| ix.index())
+    }
+
+    /// Skill id of node index `i`.
+    ///
+    /// # Panics
+    /// When `i` is out of range.
+    pub fn id_of(&self, i: usize) -> &str {
+        &self.graph[NodeIndex::new(i)]
+    }
+
+    /// All edges, in insertion order.
+    pub fn edges(&self) -> impl Iterator<Item = &SkillEdge> {
+        self.graph.edge_weights()
+    }
+
+    /// Edges `(source index, target index, edge)`.
+    pub fn indexed_edges(&self) -> impl Iterator<Item = (usize, usize, &SkillEdge)> {
+        self.graph.edge_indices().map(|e| {
+            let (s, t) = self.graph.edge_endpoints(e).expect("edge exists");
+            (s.index(), t.index(), &self.graph[e])
+        })
+    }
+
+    /// Edges ending at node `i` (its predecessors' edges).
+    pub fn incoming(&self, i: usize) -> impl Iterator<Item = (usize, &SkillEdge)> {
+        self.graph
+            .edges_directed(NodeIndex::new(i), petgraph::Direction::Incoming)
+            .map(|e| (petgraph::visit::EdgeRef::source(&e).index(), e.weight()))
+    }
+
+    /// Edges leaving node `i`.
+    pub fn outgoing(&self, i: usize) -> impl Iterator<Item = (usize, &SkillEdge)> {
+        self.graph
+            .edges_directed(NodeIndex::new(i), petgraph::Direction::Outgoing)
+            .map(|e| (petgraph::visit::EdgeRef::target(&e).index(), e.weight()))
+    }
+
+    /// Total degree (in + out) of node `i`.
+    pub fn degree(&self, i: usize) -> usize {
+        self.incoming(i).count() + self.outgoing(i).count()
+    }
+
+    /// Number of nodes with no edge at all.
+    pub fn isolated_count(&self) -> usize {
+        (0..self.node_count())
+            .filter(|&i| self.degree(i) == 0)
+            .count()
+    }
+
+    /// On-disk form with edges in a canonical order, so equal graphs serialize identically.
+    pub fn to_file(&self, format_version: u32) -> GraphFile {
+        let mut edges: Vec<SkillEdge> = self.edges().cloned().collect();
+        edges.sort_by(|a, b| {
+            (&a.source, &a.target, a.edge_type, a.provenance).cmp(&(
+                &b.source,
+                &b.target,
+                b.edge_type,
+                b.provenance,
+            ))
+        });
+        GraphFile {
+            format_version,
+            nodes: self.graph.node_weights().cloned().collect(),
+            edges,
+        }
+    }
+
+    /// Rebuild from the on-disk form. Edges naming unknown nodes are returned as errors.
+    ///
+    /// # Errors
+    /// The first edge whose endpoint is not in `file.nodes`, as a message.
+    pub fn from_file(file: GraphFile) -> Result<Self, String> {
+        let mut graph = SkillGraph::new(file.nodes);
+        for edge in file.edges {
+            if graph.index_of(&edge.source).is_none() || graph.index_of(&edge.target).is_none() {
+                return Err(format!(
+                    "edge {} -> {} names an unknown skill",
+                    edge.source, edge.target
+                ));
+            }
+            graph.add_edge(edge);
+        }
+        Ok(graph)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(s: &str, t: &str, ty: EdgeType, w: f64) -> SkillEdge {
+        SkillEdge {
+            source: s.into(),
+            target: t.into(),
+            edge_type: ty,
+            weight: w,
+            provenance: EdgeProvenance::Io,
+            evidence: String::new(),
+        }
+    }
+
+    #[test]
+    fn dedups_and_rejects_self_loops_and_unknown_nodes() {
+        let mut g = SkillGraph::new(["a".to_string(), "b".to_string()]);
+        assert!(g.add_edge(edge("a", "b", EdgeType::Dependency, 0.7)));
+        assert!(!g.add_edge(edge("a", "b", EdgeType::Dependency, 0.9)));
+        assert!(g.add_edge(edge("a", "b", EdgeType::Workflow, 0.5)));
+        assert!(!g.add_edge(edge("a", "a", EdgeType::Workflow, 0.5)));
+        assert!(!g.add_edge(edge("a", "zz", EdgeType::Workflow, 0.5)));
+        assert_eq!(g.edge_count(), 2);
+        let dep = g
+            .edges()
+            .find(|e| e.edge_type == EdgeType::Dependency)
+            .unwrap();
+        assert_eq!(dep.weight, 0.9);
+        let round = SkillGraph::from_file(g.to_file(1)).unwrap();
+        assert_eq!(round.to_file(1), g.to_file(1));
+        assert_eq!(round.isolated_count(), 0);
+    }
+}
