@@ -204,8 +204,8 @@ def floors():
     lines = ["#### Relevance floors\n"]
     for seeds, key, cands, opt in [
         ("hybrid", "top_dense_score", [0.30, 0.32, 0.33, 0.34, 0.35, 0.36, 0.38, 0.40], "--min-dense-score"),
-        ("lexical", "top_seed_score", [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], "--min-score"),
-        ("lexical", "lexical_coverage", COVERAGE_FLOORS, "--min-coverage"),
+        ("lexical", "top_seed_score", [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], "--min-seed-score"),
+        ("lexical", "lexical_coverage", COVERAGE_FLOORS, "--set min_coverage=..."),
     ]:
         dev = scores(load(f"arms-{seeds}/report.json"), f"reverse/{seeds}", key)
         unrel = scores(load(f"unrelated-{seeds}/report.json"), f"reverse/{seeds}", key)

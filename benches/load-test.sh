@@ -1,107 +1,148 @@
 #!/usr/bin/env bash
 # Load test of `gos serve` on loopback (docs/performance.md, "Serving under load").
 #
-#   benches/load-test.sh                     # defaults below
-#   GOS_LOAD_WS=/path/ws GOS_LOAD_LIBRARY=/path/library benches/load-test.sh
+#   benches/load-test.sh                                   # defaults below
+#   GOS_LOAD_WORKSPACES="lex=/tmp/ws-lex vec=/tmp/ws-vec" benches/load-test.sh
 #
-# 1. copies the workspace GOS_LOAD_WS (default /work/eval/ws-vec, built from the real library with
-#    all-MiniLM-L6-v2 vectors) to a scratch folder; the original is never touched;
-# 2. starts the release `gos serve` on 127.0.0.1 (a free port);
-# 3. measures in-process retrieve time: 40 sequential requests, the server's own
-#    timings_ms.retrieve, plus the client-side round trip;
-# 4. phase A: wrk, 16 connections (4 threads) for GOS_LOAD_SECS (30) seconds, latency percentiles;
-# 5. phase B: the same wrk load for as long as it takes to rebuild the copy twice with
-#    `gos build` (vectors reused) and have the server's reloader swap each one in, plus 5 s
-#    (wrk is stopped with SIGINT, which makes it print its summary; at most GOS_SWAP_SECS, 900);
-#    the generation must reach 3 and wrk must count no errors and no non-2xx answers;
-# 6. phase C: 1 and 2 connections (2 = this machine's cores) for 10 s each: the latency of the
-#    server when requests do not queue for a core.
-# Bounded: wrk stops at its duration, every step has a timeout; loopback only. Needs wrk
-# (apt-get install wrk) and python3.
+# For each workspace of GOS_LOAD_WORKSPACES (LABEL=PATH, space-separated; a workspace with
+# vectors is served with GOS_MODEL_DIR's encoder, a lexical one without):
+# 1. copies it to a scratch folder (the original is never touched) and starts the release
+#    `gos serve` on 127.0.0.1 (a free port);
+# 2. warms the server (2 clients, 5 s, not reported);
+# 3. steady state: for each N of GOS_LOAD_CLIENTS (default "8 64"), N closed-loop clients POST
+#    /v1/retrieve with the DEV task texts for GOS_LOAD_SECS (20) seconds;
+# 4. across rebuilds: for each N of GOS_SWAP_CLIENTS (default "64"), the same load while the
+#    copy is rebuilt twice with `gos build` (the server's reloader swaps each build in); the
+#    load stops 3 s after the second swap. Each run must see generations g, g+1, g+2 in
+#    /readyz and count no failed request.
+# Every run prints one JSON line (benches/src/bin/serve-load.rs): requests/s, p50/p90/p99/max
+# in ms, errors by kind, generations seen, the load average at start and end; a summary table
+# follows. The load client is built with `cargo build --workspace` (target/debug/serve-load).
+# Bounded: each client run has a time limit, each build a timeout; loopback only.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${GOS_BIN:-$root/target/release/gos}"
-src_ws="${GOS_LOAD_WS:-/work/eval/ws-vec}"
+client="${GOS_LOAD_CLIENT:-$root/target/debug/serve-load}"
+workspaces="${GOS_LOAD_WORKSPACES:-lex=/tmp/gos-ws-lex vec=/tmp/gos-ws-vec}"
 library="${GOS_LOAD_LIBRARY:-/work/shared/data/library}"
+queries="${GOS_LOAD_QUERIES:-/work/shared/data/skillsbench/dev/tasks.jsonl}"
 model_dir="${GOS_MODEL_DIR:-$root/models/all-MiniLM-L6-v2}"
-secs="${GOS_LOAD_SECS:-30}"
-swap_secs="${GOS_SWAP_SECS:-900}"
+secs="${GOS_LOAD_SECS:-20}"
+clients="${GOS_LOAD_CLIENTS-8 64}"
+swap_clients="${GOS_SWAP_CLIENTS-64}"
+build_timeout="${GOS_BUILD_TIMEOUT:-900}"
 scratch="$(mktemp -d /tmp/gos-load.XXXXXX)"
-log="$scratch/serve.log"
-command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 2; }
-[ -x "$bin" ] || { echo "no gos binary at $bin (cargo build --release -p gos-cli)" >&2; exit 2; }
-[ -f "$src_ws/workspace.json" ] || { echo "SKIP: no workspace at $src_ws" >&2; exit 0; }
+results="$scratch/results.jsonl"
+[ -x "$bin" ] || { echo "no gos binary at $bin (cargo build --release -p gos-cli, or set GOS_BIN)" >&2; exit 2; }
+[ -x "$client" ] || { echo "no load client at $client (cargo build --workspace, or set GOS_LOAD_CLIENT)" >&2; exit 2; }
+[ -f "$queries" ] || { echo "SKIP: no task file at $queries" >&2; exit 0; }
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; gos $("$bin" --version)"
 
-cp -a "$src_ws" "$scratch/ws"
-"$bin" serve -w "$scratch/ws" --model-dir "$model_dir" --addr 127.0.0.1:0 2>"$log" &
-server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
-for _ in $(seq 600); do
-    grep -q "listening on" "$log" && break
-    sleep 0.1
-done
-base="$(grep -o 'http://[0-9.:]*' "$log" | head -1)"
-[ -n "$base" ] || { cat "$log" >&2; exit 1; }
-echo "server: $base ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+server=""
+load=""
+stop_server() {
+    if [ -n "$server" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+        server=""
+    fi
+}
+cleanup() {
+    if [ -n "$load" ]; then kill "$load" 2>/dev/null || true; fi
+    stop_server
+}
+trap cleanup EXIT
 
-python3 - "$base" <<'PY'
-import json, statistics, sys, time, urllib.request
-base = sys.argv[1]
-qs = ["extract the tables from a scanned PDF invoice into an Excel spreadsheet",
-      "reproject a GeoJSON file of districts to web mercator and draw a choropleth map",
-      "transcribe the speech in an mp4 video and write Spanish subtitles",
-      "align protein sequences from a FASTA file and build a phylogenetic tree",
-      "clean a messy CSV export and plot monthly totals",
-      "deploy a containerized web service to a Kubernetes cluster",
-      "write a code review for a pull request that adds a database migration",
-      "detect transiting exoplanets in a light curve"]
-inproc, rtt = [], []
-for i in range(40):
-    body = json.dumps({"query": qs[i % len(qs)]}).encode()
-    req = urllib.request.Request(base + "/v1/retrieve", body, {"content-type": "application/json"})
-    t = time.perf_counter()
-    with urllib.request.urlopen(req, timeout=30) as r:
-        b = json.load(r)
-    rtt.append((time.perf_counter() - t) * 1e3)
-    if i >= 8:  # the first round warms caches
-        inproc.append(b["timings_ms"]["retrieve"])
-print(f"in-process retrieve (server timings, sequential): p50 {statistics.median(inproc):.1f} ms, "
-      f"mean {statistics.mean(inproc):.1f} ms; client round trip p50 {statistics.median(rtt[8:]):.1f} ms; "
-      f"seed source {b['seed_source']}")
-PY
+generation() {
+    python3 -c "import json,sys,urllib.request;print(json.load(urllib.request.urlopen(sys.argv[1]+'/readyz',timeout=10))['generation'])" "$1"
+}
 
-echo "== phase A: 16 connections, ${secs} s"
-timeout $((secs + 30)) wrk -t4 -c16 -d"${secs}s" --timeout 30s --latency -s "$root/benches/load-post.lua" "$base" | tee "$scratch/wrk-a.txt"
+# run LABEL CLIENTS ARGS...: one client run, its JSON line appended to the results.
+run() {
+    local label="$1" n="$2"
+    shift 2
+    local out
+    out="$("$client" --url "$base" --queries "$queries" --clients "$n" --label "$label" "$@")" || {
+        echo "$out"
+        echo "FAILED: $label with $n clients" >&2
+        return 1
+    }
+    echo "$out" | tee -a "$results"
+}
 
-echo "== phase B: 16 connections while the workspace is rebuilt and swapped twice"
-timeout $((swap_secs + 30)) wrk -t4 -c16 -d"${swap_secs}s" --timeout 30s --latency -s "$root/benches/load-post.lua" "$base" > "$scratch/wrk-b.txt" &
-wrk_pid=$!
-sleep 5
-for round in 1 2; do
-    t0=$(date +%s.%N)
-    timeout 600 "$bin" build "$library" -w "$scratch/ws" --model-dir "$model_dir" --quiet --json > "$scratch/build-$round.json"
-    t1=$(date +%s.%N)
-    gen=""
-    for _ in $(seq 100); do
-        gen="$(python3 -c "import json,urllib.request;print(json.load(urllib.request.urlopen('$base/readyz'))['generation'])")"
-        [ "$gen" -ge $((round + 1)) ] && break
+for entry in $workspaces; do
+    name="${entry%%=*}"
+    src="${entry#*=}"
+    [ -f "$src/workspace.json" ] || { echo "SKIP $name: no workspace at $src" >&2; continue; }
+    ws="$scratch/ws-$name"
+    cp -a "$src" "$ws"
+    if compgen -G "$ws/vectors*" >/dev/null; then
+        serve_model=(--model-dir "$model_dir")
+        build_model=(--model-dir "$model_dir")
+    else
+        serve_model=(--lexical)
+        build_model=(--no-embed)
+    fi
+    log="$scratch/serve-$name.log"
+    "$bin" serve -w "$ws" "${serve_model[@]}" --addr 127.0.0.1:0 2>"$log" &
+    server=$!
+    base=""
+    for _ in $(seq 600); do
+        base="$(grep -o 'http://[0-9.:]*' "$log" | head -1 || true)"
+        [ -n "$base" ] && break
         sleep 0.1
     done
-    echo "rebuild $round: $(python3 -c "print(round($t1 - $t0, 1))") s (vectors reused: $(python3 -c "import json;print(json.load(open('$scratch/build-$round.json'))['embed']['reused'])")), served generation $gen"
+    [ -n "$base" ] || { cat "$log" >&2; exit 1; }
+    echo "== $name: $base (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    "$client" --url "$base" --queries "$queries" --clients 2 --secs 5 --label warm >/dev/null
+
+    for n in $clients; do
+        run "$name steady" "$n" --secs "$secs"
+    done
+
+    for n in $swap_clients; do
+        stop="$scratch/stop-$name-$n"
+        run "$name 2 rebuilds" "$n" --until "$stop" --secs $((2 * build_timeout + 60)) &
+        load=$!
+        sleep 3
+        for round in 1 2; do
+            before="$(generation "$base")"
+            t0=$(date +%s.%N)
+            timeout "$build_timeout" "$bin" build "$library" -w "$ws" "${build_model[@]}" --quiet --json \
+                >"$scratch/build-$name-$n-$round.json"
+            t1=$(date +%s.%N)
+            gen="$before"
+            for _ in $(seq 300); do
+                gen="$(generation "$base")"
+                [ "$gen" -gt "$before" ] && break
+                sleep 0.1
+            done
+            echo "rebuild $round of $name under $n clients: $(python3 -c "import sys;print(round(float(sys.argv[2])-float(sys.argv[1]),1))" "$t0" "$t1") s, served generation $before -> $gen"
+            [ "$gen" -gt "$before" ] || { echo "the server did not swap in rebuild $round" >&2; touch "$stop"; wait "$load" || true; exit 1; }
+        done
+        sleep 3
+        touch "$stop"
+        wait "$load"
+        load=""
+    done
+    grep -E "reload" "$log" | tail -2 || true
+    stop_server
 done
-sleep 5
-kill -INT $wrk_pid 2>/dev/null || true
-wait $wrk_pid || true
-cat "$scratch/wrk-b.txt"
-for c in 1 2; do
-    echo "== phase C: $c connection(s), 10 s"
-    timeout 60 wrk -t1 -c$c -d10s --timeout 30s --latency -s "$root/benches/load-post.lua" "$base" | tee "$scratch/wrk-c$c.txt" | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors"
-done
-final="$(python3 -c "import json,urllib.request;print(json.load(urllib.request.urlopen('$base/readyz'))['generation'])")"
-echo "final generation: $final (3 = two swaps)"
-grep -E "reload" "$log" | tail -4
-if grep -qE "Non-2xx|Socket errors" "$scratch"/wrk-*.txt; then
-    echo "FAILED REQUESTS (see above)"; exit 1
-fi
-[ "$final" -ge 3 ] || { echo "the workspace was not swapped twice"; exit 1; }
-echo "ok: no failed request; scratch in $scratch"
+
+python3 - "$results" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print("\n| run | clients | requests | errors | req/s | p50 ms | p99 ms | generations | load avg (1 min) start/end |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+for r in rows:
+    gens = ",".join(map(str, r["generations_seen"]))
+    print(f"| {r['label']} | {r['clients']} | {r['requests']} | {r['errors']} | {r['requests_per_s']:.1f} | "
+          f"{r['p50_ms']:.0f} | {r['p99_ms']:.0f} | {gens} | {r['loadavg_start'][0]:.1f} / {r['loadavg_end'][0]:.1f} |")
+bad = [r for r in rows if r["errors"]]
+swaps = [r for r in rows if "rebuilds" in r["label"] and len(r["generations_seen"]) < 3]
+if bad or swaps:
+    sys.exit("FAILED: runs with errors or fewer than two swaps: "
+             + ", ".join(f"{r['label']} x{r['clients']}" for r in bad + swaps))
+print("ok: no failed request; every rebuild run saw two swaps")
+PY
+echo "scratch: $scratch"

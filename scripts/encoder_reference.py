@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent reference embeddings for gos's sentence encoder (the test constants of
-gos-models/tests/dense_encoder.rs).
+gos-models/tests/it/dense_encoder.rs).
 
 A float64 numpy forward pass of a BERT encoder read straight from model.safetensors, with the
 sentence-transformers pipeline of all-MiniLM-L6-v2: Hugging Face `tokenizers` with padding to the

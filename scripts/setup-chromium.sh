@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install Debian's chromium and chromedriver for the web page test
-# (gos-cli/tests/web_page.rs). Idempotent; exits non-zero when they cannot be installed (no
+# (gos-cli/tests/it/web_page.rs). Idempotent; exits non-zero when they cannot be installed (no
 # root, no package mirror), and the test then skips with a message.
 set -euo pipefail
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then

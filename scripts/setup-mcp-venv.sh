@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Install the official Python MCP SDK (`mcp` on PyPI) into .venv/ at the repository root, for
-# the test that drives `gos mcp` with a real MCP client (gos-cli/tests/mcp_client.rs).
+# Install the official Python MCP SDK (`mcp` on PyPI) into target/mcp-venv/ (GOS_MCP_VENV
+# overrides; never inside the source tree), for
+# the test that drives `gos mcp` with a real MCP client (gos-cli/tests/it/mcp_client.rs).
 # Idempotent: an existing venv that already imports `mcp` is kept. Exits non-zero when pip cannot
 # reach its registry; the test then skips with a message.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="${GOS_MCP_VENV:-$root/.venv}"
+venv="${GOS_MCP_VENV:-${CARGO_TARGET_DIR:-$root/target}/mcp-venv}"
 if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mcp" 2>/dev/null; then
     exit 0
 fi

@@ -1,6 +1,7 @@
 //! The build pipeline: discover -> parse -> normalize -> relate -> index -> write, into a
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
+use crate::alternative::{ALTERNATIVES_FILE, alternative_groups, duplicate_edges, same_job_edges};
 use crate::declared::{Declaration, declarations, declared_edges};
 use crate::dedup::{DedupDoc, DedupParams, stored_groups};
 use crate::embed::{EmbedOptions, Embedder};
@@ -11,7 +12,10 @@ use crate::parse_cache::{ParseCache, ParseResult};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
+use crate::semantic::{SemanticStats, bm25_neighbours, semantic_edges, vector_neighbours};
+use crate::workflow::workflow_edges;
 use gos_core::SkillGraph;
+use gos_core::index::dense::{Vectors, vectors_file};
 use gos_core::index::lexical::LexicalIndex;
 use gos_core::workspace::duplicates::DUPLICATES_FILE;
 use gos_core::workspace::lock::{BuildLock, LockHolder};
@@ -319,6 +323,40 @@ pub fn build_library_cached(
             .collect();
         stored_groups(&ids, &docs, &DedupParams::default())
     };
+    // Alternative edges: every pair of a near-duplicate group, and skills doing the same job.
+    let dup_edges = duplicate_edges(duplicates.as_ref().map_or(&[][..], |d| &d.groups[..]));
+    let job_edges = same_job_edges(&nodes, &opts.relate.alternative);
+    for e in dup_edges.into_iter().chain(job_edges) {
+        let by_duplicate = e.provenance == gos_core::EdgeProvenance::Duplicate;
+        if graph.add_edge(e) {
+            if by_duplicate {
+                report.alternative.duplicate_edges += 1;
+            } else {
+                report.alternative.same_job_edges += 1;
+            }
+        }
+    }
+    // Workflow edges: explicit sequencing in the bodies; copies of one skill resolve together.
+    let copy_groups: Vec<Vec<usize>> = duplicates.as_ref().map_or(Vec::new(), |d| {
+        d.groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .filter_map(|id| nodes.binary_search_by(|n| n.id.as_str().cmp(id)).ok())
+                    .collect()
+            })
+            .collect()
+    });
+    let bodies: Vec<&str> = normalized.iter().map(|n| n.body.as_str()).collect();
+    for e in workflow_edges(
+        &nodes,
+        &bodies,
+        &copy_groups,
+        &opts.relate.workflow,
+        &mut report.workflow,
+    ) {
+        graph.add_edge(e);
+    }
     progress.finish_stage();
     end_stage("dedup", &mut report);
 
@@ -326,6 +364,7 @@ pub fn build_library_cached(
     let mut llm_run = llm.map(|o| LlmRun::start(o, &staging, &opts.workspace));
     let mut llm_ms = 0u64;
     let mut embed_ms = 0u64;
+    let mut semantic_ms = 0u64;
     let result = (|| -> Result<(), BuildError> {
         if let Some(run) = llm_run.as_mut() {
             let t = Instant::now();
@@ -357,6 +396,48 @@ pub fn build_library_cached(
         progress.stage("index", Some(normalized.len() as u64));
         build_lexical(&staging, &normalized, progress)?;
         progress.finish_stage();
+        if opts.relate.semantic.k > 0 {
+            progress.stage("semantic", None);
+            let t = Instant::now();
+            let sem = &opts.relate.semantic;
+            let mut stats = SemanticStats::default();
+            let edges = match &dense {
+                Some(info) => {
+                    let part = info.view.parts()[0];
+                    let vectors = Vectors::read(&staging.join(vectors_file(part)))?;
+                    stats.method = "vector".into();
+                    let nb = vector_neighbours(&vectors, sem.k);
+                    semantic_edges(
+                        &nodes,
+                        &nb,
+                        sem.cosine_floor,
+                        gos_core::EdgeProvenance::Vector,
+                        sem,
+                        &mut stats,
+                    )
+                }
+                None => {
+                    let lexical = LexicalIndex::open(&staging.join("tantivy"), nodes.len())?;
+                    stats.method = "bm25".into();
+                    let nb = bm25_neighbours(&nodes, &lexical, sem.k)?;
+                    semantic_edges(
+                        &nodes,
+                        &nb,
+                        sem.bm25_floor,
+                        gos_core::EdgeProvenance::Bm25,
+                        sem,
+                        &mut stats,
+                    )
+                }
+            };
+            for e in edges {
+                graph.add_edge(e);
+            }
+            semantic_ms = t.elapsed().as_millis() as u64;
+            stats.ms = semantic_ms;
+            report.semantic = Some(stats);
+            progress.finish_stage();
+        }
         if let Some(run) = llm_run.as_mut() {
             let t = Instant::now();
             let lexical = LexicalIndex::open(&staging.join("tantivy"), nodes.len())?;
@@ -376,6 +457,14 @@ pub fn build_library_cached(
             llm_ms += t.elapsed().as_millis() as u64;
         }
         write_workspace(&staging, &root, &report.roots, &nodes, &graph, dense)?;
+        let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+        if let Some(groups) = alternative_groups(&ids, graph.edges()) {
+            report.alternative.groups = groups.groups.len();
+            report.alternative.grouped_skills = groups.groups.iter().map(Vec::len).sum();
+            let mut text = serde_json::to_string_pretty(&groups).expect("groups serialize");
+            text.push('\n');
+            write(&staging.join(ALTERNATIVES_FILE), &text)?;
+        }
         if let Some(groups) = &duplicates {
             let mut text = serde_json::to_string_pretty(groups).expect("groups serialize");
             text.push('\n');
@@ -401,6 +490,12 @@ pub fn build_library_cached(
     }
     if embedder.is_some() {
         report.stage_ms.insert("embed".into(), embed_ms);
+    }
+    if let Some(ms) = report.stage_ms.get_mut("index") {
+        *ms = ms.saturating_sub(semantic_ms);
+    }
+    if report.semantic.is_some() {
+        report.stage_ms.insert("semantic".into(), semantic_ms);
     }
 
     report.nodes = nodes.len();

@@ -14,6 +14,19 @@
 //! collection is never used to choose: a collection signal would leak a library's layout into
 //! the graph (docs/graph-quality.md).
 //!
+//! **Package requirements are not skill references** (issue 22 item 8): many libraries list
+//! the Python or npm packages and tools a skill needs under the same keys (`dependencies:
+//! torch>=2.0.0`, `requires: railway-cli`). A declared name is a package requirement, and links
+//! nothing and warns of nothing, when it carries a version specifier, extras or a URL
+//! (`>=`, `==`, `<`, `~=`, `^`, `[train]`, `@ git+...`; [`is_versioned`]), or when it names no
+//! skill at all under a generic key (`requires`, `depends`, `dependencies`,
+//! `metadata.requires`): a skill reference is then written as an id (`collection/name`) or
+//! under `requires_skills` (and a `skills` list), where an unresolved name stays a warning. A
+//! bare name that matches exactly one skill (`dependencies: peft` in a skill built on the
+//! `peft` skill) still links: the package's own skill is what the declaring skill needs.
+//! On the real library this turns 254 unresolved-dependency warnings into 0 package-free
+//! ones (docs/graph-quality.md).
+//!
 //! A resolved declaration `s requires x` becomes the dependency edge `x -> s` (x is a
 //! prerequisite of s) with provenance [`EdgeProvenance::Declared`], weight 1 and the
 //! declaration (`requires: x`) as evidence.
@@ -66,6 +79,21 @@ pub struct DeclaredStats {
     pub unresolved: Vec<Unlinked>,
     /// Declarations that named several skills.
     pub ambiguous: Vec<Unlinked>,
+    /// Declarations read as package requirements (module docs): no edge, no warning.
+    pub packages: Vec<Unlinked>,
+}
+
+/// Whether a declared name carries a version specifier, extras or a URL (`torch>=2.0.0`,
+/// `ray[train]`, `robocasa @ git+https://...`, `react@^18`): a package requirement, never a
+/// skill name.
+pub fn is_versioned(name: &str) -> bool {
+    name.contains(['<', '>', '=', '~', '^', '[', '@']) || name.contains("://")
+}
+
+/// Whether a declaration under `key` that resolved to no skill is a package requirement
+/// rather than a broken skill reference: the key is generic and the name is not an id.
+fn generic_key(key: &str) -> bool {
+    key != "requires_skills" && !key.ends_with(".skills")
 }
 
 fn names_of(value: &Value) -> Vec<String> {
@@ -102,8 +130,11 @@ pub fn declarations(fm: &Frontmatter) -> Vec<Declaration> {
         }
     };
     for key in DECLARATION_KEYS {
-        if let Some(v) = fm.fields.get(key) {
-            push(key, v);
+        match fm.fields.get(key) {
+            // A mapping's `skills` entry names skills on purpose: its key says so.
+            Some(v) if v.is_object() => push(&format!("{key}.skills"), v),
+            Some(v) => push(key, v),
+            None => {}
         }
     }
     if let Some(v) = fm.fields.get("metadata").and_then(|m| m.get("requires")) {
@@ -181,6 +212,17 @@ pub fn declared_edges(
     for (c, ds) in decls.iter().enumerate() {
         for d in ds {
             stats.declarations += 1;
+            let package = |stats: &mut DeclaredStats| {
+                stats.packages.push(Unlinked {
+                    id: nodes[c].id.clone(),
+                    declaration: d.clone(),
+                    candidates: Vec::new(),
+                })
+            };
+            if is_versioned(&d.name) {
+                package(stats);
+                continue;
+            }
             match resolver.resolve(c, &d.name) {
                 Ok(p) => {
                     stats.edges += 1;
@@ -199,7 +241,9 @@ pub fn declared_edges(
                         declaration: d.clone(),
                         candidates: cands.iter().map(|&i| nodes[i].id.clone()).collect(),
                     };
-                    if cands.is_empty() {
+                    if cands.is_empty() && generic_key(&d.key) && !d.name.contains('/') {
+                        package(stats);
+                    } else if cands.is_empty() {
                         stats.unresolved.push(unlinked);
                     } else {
                         stats.ambiguous.push(unlinked);
@@ -258,7 +302,7 @@ mod tests {
                 ("requires_skills", "e"),
                 ("depends", "c"),
                 ("depends", "d"),
-                ("dependencies", "f"),
+                ("dependencies.skills", "f"),
                 ("metadata.requires", "g"),
             ]
         );
@@ -282,7 +326,7 @@ mod tests {
                     name: "PDF-Extract".into(),
                 },
                 Declaration {
-                    key: "requires".into(),
+                    key: "requires_skills".into(),
                     name: "nowhere".into(),
                 },
             ],
@@ -323,6 +367,63 @@ mod tests {
         assert_eq!(stats.unresolved[0].declaration.name, "nowhere");
         assert_eq!(stats.ambiguous.len(), 1);
         assert_eq!(stats.ambiguous[0].candidates, ["a/csv", "b/csv"]);
+    }
+
+    #[test]
+    fn package_requirements_make_no_edge_and_no_unresolved_entry() {
+        let nodes = vec![
+            node("ml/peft", "peft"),
+            node("ml/trainer", "trainer"),
+            node("ml/torch-skill", "torch"),
+        ];
+        let decl = |key: &str, name: &str| Declaration {
+            key: key.into(),
+            name: name.into(),
+        };
+        let decls = vec![
+            vec![],
+            vec![
+                decl("dependencies", "torch>=2.0.0"),
+                decl("dependencies", "peft"),
+                decl("requires", "railway-cli"),
+                decl("dependencies", "ray[train]"),
+                decl("dependencies", "robocasa @ git+https://example.org/r.git"),
+                decl("requires_skills", "nowhere"),
+                decl("requires", "team/missing"),
+            ],
+            vec![],
+        ];
+        let mut stats = DeclaredStats::default();
+        let edges = declared_edges(&nodes, &decls, &mut stats);
+        // `peft` names one skill and links; `torch>=2.0.0` is versioned and does not link to
+        // the `torch` skill; a bare name that matches nothing under a generic key is a package.
+        let got: Vec<(&str, &str)> = edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str()))
+            .collect();
+        assert_eq!(got, [("ml/peft", "ml/trainer")]);
+        let packages: Vec<&str> = stats
+            .packages
+            .iter()
+            .map(|u| u.declaration.name.as_str())
+            .collect();
+        assert_eq!(
+            packages,
+            [
+                "torch>=2.0.0",
+                "railway-cli",
+                "ray[train]",
+                "robocasa @ git+https://example.org/r.git"
+            ]
+        );
+        // A skill-only key and an id stay unresolved warnings.
+        let unresolved: Vec<&str> = stats
+            .unresolved
+            .iter()
+            .map(|u| u.declaration.name.as_str())
+            .collect();
+        assert_eq!(unresolved, ["nowhere", "team/missing"]);
+        assert!(is_versioned("react@^18") && !is_versioned("railway-cli"));
     }
 
     #[test]

@@ -112,6 +112,24 @@ impl TermEvidence {
     }
 }
 
+/// Words never linked as skill names.
+const COMMON_WORDS: &[&str] = &[
+    "skill", "skills", "this", "that", "the", "a", "an", "it", "same", "other", "new", "any",
+    "each", "these", "those", "every", "main", "base", "default", "example", "name", "my",
+];
+
+/// Whether `word` is on the list of words never linked as skill names (`skill`, `this`,
+/// `default`, ...): the mention and workflow rules share it.
+pub(crate) fn is_common_word(word: &str) -> bool {
+    COMMON_WORDS.contains(&word)
+}
+
+/// Whether the description calls the skill deprecated ("deprecated, use X"): such a skill is
+/// nobody's prerequisite or workflow step.
+pub(crate) fn is_deprecated(node: &SkillNode) -> bool {
+    node.description.value.to_lowercase().contains("deprecated")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,10 @@
 //!    provenance and deterministic input/output artifact types;
 //! 4. [`relate`] induces deterministic dependency edges (I/O overlap through an inverted index,
 //!    and explicit mentions of other skills), and [`declared`] reads the dependencies the
-//!    frontmatter declares;
+//!    frontmatter declares; [`semantic`] (mutual nearest neighbours by vector cosine or BM25,
+//!    with shared specific terms) and [`alternative`] (near-duplicates, the same job) add the
+//!    symmetric relations once the vectors and the BM25 index exist; [`workflow`] reads
+//!    explicit sequencing ("run `x` first", numbered steps naming skills) into workflow edges;
 //! 5. [`llm`] (optional) fills empty fields and adds LLM-validated relations through an
 //!    OpenAI-compatible endpoint and a response cache;
 //! 6. [`embed`] embeds each skill's text view with a local sentence encoder (optional), reusing
@@ -29,6 +32,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alternative;
 pub mod artifacts;
 pub mod build;
 pub mod dedup;
@@ -42,7 +46,9 @@ pub mod parse_cache;
 pub mod progress;
 pub mod relate;
 pub mod report;
+pub mod semantic;
 pub mod warnings;
+pub mod workflow;
 
 // Skill libraries as people keep them (issue 13): several roots, declared dependencies, lint.
 pub mod declared;

@@ -38,7 +38,7 @@
 //!   `react-hook-form-zod`), the mention points to a more specific skill, so the edge runs
 //!   from the mentioner to it.
 
-use crate::edge_evidence::TermEvidence;
+use crate::edge_evidence::{TermEvidence, is_common_word, is_deprecated};
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -55,15 +55,33 @@ pub struct RelateOptions {
     pub max_type_df: usize,
     /// A shared type named (as input or output) by at most this many nodes is specific
     /// evidence on its own (default 20: on the real library `seismic-waveform`, `netcdf`,
-    /// `fits`, `geojson`, but not `fastq`, `vcf` or `image`).
+    /// `fits`, `geojson`, but not `fastq`, `vcf` or `image`). In the issue-22 read samples most
+    /// edges resting on a rare type alone were wrong (`copywriting -> astropy` on `fits`,
+    /// `ef-core -> ...-motif-deviation` on `sqlite`): types mis-read from prose.
     pub specific_type_df: usize,
     /// Least number of shared specific terms that make evidence without a specific type
     /// (default 2: with 1, single common-ish words such as `urls` or `units` joined unrelated
-    /// skills). 0 turns the evidence requirement off (every pair above the threshold is kept).
+    /// skills). 3 with [`RelateOptions::reject_same_stage`] was tried for issue 22 and not
+    /// kept: a fresh read sample accepted 8 of 50 edges against 12 of 50 for the default
+    /// (docs/graph-quality.md). 0 turns the evidence requirement off (every pair above the
+    /// threshold is kept).
     pub min_shared_terms: usize,
     /// A term used by more nodes than this is not specific; 0 means automatic:
     /// `max(3, N / 100)` (55 on the real library).
     pub term_max_df: usize,
+    /// Drop a pair of the *same stage*: the producer also consumes every shared type, or the
+    /// consumer also produces every shared type (two converters of one format, two aligners,
+    /// two slide builders: alternatives or siblings, not a chain). Default false: in a read
+    /// sample of 50 io edges 14 of the 38 rejected were such pairs, but with it the edges left
+    /// rest mostly on a rare type alone (`hdf5`, `sqlite`, `fits`), which a fresh sample
+    /// rejected (docs/graph-quality.md, issue 22).
+    pub reject_same_stage: bool,
+    /// Semantic edges ([`crate::semantic`]).
+    pub semantic: crate::semantic::SemanticOptions,
+    /// Alternative edges ([`crate::alternative`]).
+    pub alternative: crate::alternative::AlternativeOptions,
+    /// Workflow edges ([`crate::workflow`]).
+    pub workflow: crate::workflow::WorkflowOptions,
 }
 
 impl Default for RelateOptions {
@@ -75,6 +93,10 @@ impl Default for RelateOptions {
             specific_type_df: 20,
             min_shared_terms: 2,
             term_max_df: 0,
+            reject_same_stage: false,
+            semantic: crate::semantic::SemanticOptions::default(),
+            alternative: crate::alternative::AlternativeOptions::default(),
+            workflow: crate::workflow::WorkflowOptions::default(),
         }
     }
 }
@@ -118,12 +140,6 @@ pub const MAX_MENTION_FAN_IN: usize = 10;
 /// skills (`treatment-plans` names literature review, citation management, research lookup,
 /// clinical reports and one more); in a read sample 1 of their 15 edges was a prerequisite.
 pub const MAX_MENTION_FAN_OUT: usize = 3;
-
-/// Words never linked as skill names.
-const COMMON_WORDS: &[&str] = &[
-    "skill", "skills", "this", "that", "the", "a", "an", "it", "same", "other", "new", "any",
-    "each", "these", "those", "every", "main", "base", "default", "example", "name", "my",
-];
 
 /// I/O dependency edges over `nodes` (see the module docs).
 pub fn io_edges(
@@ -202,7 +218,14 @@ pub fn io_edges(
                 let terms = ev.shared(p, c);
                 n_terms = terms.len();
                 let enough_terms = terms.len() >= opts.min_shared_terms;
-                if ev.same_description(p, c) || !(specific_type || enough_terms) {
+                let same_stage = opts.reject_same_stage
+                    && (shared
+                        .iter()
+                        .all(|t| nodes[p].inputs.value.iter().any(|x| x == t))
+                        || shared
+                            .iter()
+                            .all(|t| consumer.outputs.value.iter().any(|x| x == t)));
+                if ev.same_description(p, c) || same_stage || !(specific_type || enough_terms) {
                     stats.io_without_evidence += 1;
                     continue;
                 }
@@ -252,7 +275,7 @@ pub fn mention_edges(
     let mut resolved: Vec<(usize, usize, &str)> = Vec::new();
     for (c, names) in mentions.iter().enumerate() {
         for m in names {
-            if COMMON_WORDS.contains(&m.as_str()) || m.len() < 2 {
+            if is_common_word(m) || m.len() < 2 {
                 stats.mentions_common_word += 1;
                 continue;
             }
@@ -320,11 +343,6 @@ pub fn mention_edges(
     edges
 }
 
-/// Whether the description calls the skill deprecated.
-fn is_deprecated(node: &SkillNode) -> bool {
-    node.description.value.to_lowercase().contains("deprecated")
-}
-
 /// The words of a skill name (split at `-`, `_` and spaces, lower-cased).
 fn name_words(name: &str) -> Vec<String> {
     name.split(['-', '_', ' '])
@@ -377,7 +395,11 @@ mod tests {
             node("x/plot", "plot", &["csv"], &["image"]),
         ];
         let mut stats = RelateStats::default();
-        let edges = io_edges(&nodes, &RelateOptions::default(), &mut stats);
+        let no_evidence = RelateOptions {
+            min_shared_terms: 0,
+            ..RelateOptions::default()
+        };
+        let edges = io_edges(&nodes, &no_evidence, &mut stats);
         let pairs: Vec<(&str, &str)> = edges
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str()))
@@ -419,6 +441,7 @@ mod tests {
         // 3 nodes (`clips`, `with`) are not specific.
         let opts = RelateOptions {
             specific_type_df: 1,
+            min_shared_terms: 2,
             term_max_df: 3,
             ..RelateOptions::default()
         };
@@ -449,6 +472,51 @@ mod tests {
         let mut stats = RelateStats::default();
         assert_eq!(io_edges(&nodes, &off, &mut stats).len(), 4);
         assert_eq!(stats.io_without_evidence, 0);
+    }
+
+    #[test]
+    fn io_edges_of_one_stage_are_dropped_and_a_chain_with_three_terms_is_kept() {
+        let nodes = vec![
+            described(
+                node("b/bwa-align", "bwa-align", &["fastq"], &["bam"]),
+                "Align reads with bwa mem2 mapq germline.",
+            ),
+            described(
+                node("b/bowtie-align", "bowtie-align", &["fastq"], &["bam"]),
+                "Align reads with bowtie mapq germline.",
+            ),
+            described(
+                node("b/bam-sort", "bam-sort", &["bam"], &["bam"]),
+                "Sort reads by mapq germline coordinate.",
+            ),
+            described(
+                node("b/coverage", "coverage", &["bam"], &["bed"]),
+                "Depth over reads mapq germline windows.",
+            ),
+        ];
+        let opts = RelateOptions {
+            term_max_df: 4,
+            min_shared_terms: 3,
+            reject_same_stage: true,
+            ..RelateOptions::default()
+        };
+        let mut stats = RelateStats::default();
+        let edges = io_edges(&nodes, &opts, &mut stats);
+        let got: Vec<(&str, &str)> = edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str()))
+            .collect();
+        // The aligners feed coverage (bam; germline, mapq, reads); bam-sort consumes and
+        // re-produces bam, so nothing joins it either way (same stage).
+        assert_eq!(
+            got,
+            [
+                ("b/bowtie-align", "b/coverage"),
+                ("b/bwa-align", "b/coverage")
+            ]
+        );
+        assert!(edges[0].evidence.starts_with("bam; "));
+        assert_eq!(stats.io_without_evidence, 3);
     }
 
     #[test]

@@ -74,6 +74,15 @@ pub struct BuildReport {
     pub recovered: Vec<Recovered>,
     /// Counters of the dependency pass (scored pairs prove it is not all-pairs).
     pub relate: RelateStats,
+    /// The semantic pass ([`crate::semantic`]); absent when it was off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<crate::semantic::SemanticStats>,
+    /// Alternative edges made, by provenance (`duplicate`, `same_job`), and the number of
+    /// alternative groups written to `alternatives.json`.
+    pub alternative: AlternativeStats,
+    /// The workflow pass ([`crate::workflow`]): sequencing cues read, edges made and dropped
+    /// by each guard.
+    pub workflow: crate::workflow::WorkflowStats,
     /// The embedding stage, when the build had a sentence encoder.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embed: Option<EmbedStats>,
@@ -92,4 +101,17 @@ pub struct BuildReport {
     /// Skills flagged by each content-warning rule (`crate::warnings`, docs/security.md);
     /// rules without hits are left out.
     pub warnings: BTreeMap<String, usize>,
+}
+
+/// Counters of the alternative pass ([`crate::alternative`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AlternativeStats {
+    /// Edges from near-duplicate groups.
+    pub duplicate_edges: usize,
+    /// Edges from the same-job rule.
+    pub same_job_edges: usize,
+    /// Connected components written to `alternatives.json`.
+    pub groups: usize,
+    /// Skills in those groups.
+    pub grouped_skills: usize,
 }

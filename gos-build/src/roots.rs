@@ -96,23 +96,41 @@ pub fn default_label(path: &Path) -> String {
 }
 
 /// The standard skill locations of agent clients, `(label, path)`: user-level folders under
-/// `home`, then project-level folders under `project` (the current directory).
+/// `home`, then project-level folders under `project` (the current directory), then the
+/// system-wide folder of Codex. Sources: each harness's documentation of where it reads
+/// skills (Claude Code, Codex, the Agent Skills `.agents` convention, GitHub Copilot, Gemini
+/// CLI, opencode, goose, Cursor, Kimi Code); the list is in docs/agents.md.
 pub fn standard_locations(home: &Path, project: &Path) -> Vec<(String, PathBuf)> {
     let user = [
         ("claude-user", ".claude/skills"),
         ("codex-user", ".codex/skills"),
         ("agents-user", ".agents/skills"),
+        ("copilot-user", ".copilot/skills"),
+        ("opencode-user", ".config/opencode/skills"),
+        ("goose-user", ".config/goose/skills"),
+        ("agents-config-user", ".config/agents/skills"),
+        ("kimi-user", ".kimi-code/skills"),
     ];
     let proj = [
         ("claude-project", ".claude/skills"),
         ("codex-project", ".codex/skills"),
         ("agents-project", ".agents/skills"),
+        ("github-project", ".github/skills"),
+        ("gemini-project", ".gemini/skills"),
+        ("opencode-project", ".opencode/skills"),
+        ("cursor-project", ".cursor/skills"),
     ];
+    let system = [("codex-system", "/etc/codex/skills")];
     let mut out: Vec<(String, PathBuf)> = user
         .iter()
         .map(|(l, p)| (l.to_string(), home.join(p)))
         .collect();
     out.extend(proj.iter().map(|(l, p)| (l.to_string(), project.join(p))));
+    out.extend(
+        system
+            .iter()
+            .map(|(l, p)| (l.to_string(), PathBuf::from(p))),
+    );
     out
 }
 
@@ -482,5 +500,52 @@ mod tests {
                 ("agents-project".to_owned(), proj.join(".agents/skills")),
             ]
         );
+    }
+
+    #[test]
+    fn agent_roots_cover_the_other_harnesses_with_unique_labels() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let proj = t.path().join("proj");
+        for d in [
+            ".copilot/skills",
+            ".config/goose/skills",
+            ".kimi-code/skills",
+        ] {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        for d in [".github/skills", ".gemini/skills", ".cursor/skills"] {
+            std::fs::create_dir_all(proj.join(d)).unwrap();
+        }
+        let labels: Vec<String> = agent_roots(&home, &proj)
+            .into_iter()
+            .filter(|r| r.path.starts_with(t.path()))
+            .map(|r| r.label.unwrap())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "copilot-user",
+                "goose-user",
+                "kimi-user",
+                "github-project",
+                "gemini-project",
+                "cursor-project"
+            ]
+        );
+        let all = standard_locations(&home, &proj);
+        assert_eq!(all.len(), 16);
+        let mut unique: Vec<&String> = all.iter().map(|(l, _)| l).collect();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), all.len(), "labels are unique");
+        let find = |label: &str| all.iter().find(|(l, _)| l == label).unwrap().1.clone();
+        assert_eq!(find("codex-system"), PathBuf::from("/etc/codex/skills"));
+        assert_eq!(find("opencode-user"), home.join(".config/opencode/skills"));
+        assert_eq!(
+            find("agents-config-user"),
+            home.join(".config/agents/skills")
+        );
+        assert_eq!(find("opencode-project"), proj.join(".opencode/skills"));
     }
 }

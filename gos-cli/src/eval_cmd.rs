@@ -48,13 +48,8 @@ pub fn run(args: EvalArgs) -> Result<()> {
         ..RetrieveOptions::default()
     };
     args.dense.apply(&mut options);
-    for set in &args.set {
-        let sweep = gos_eval::cv::parse_sweep(set)?;
-        match sweep.values.as_slice() {
-            [v] => sweep.param.apply(&mut options, *v)?,
-            _ => anyhow::bail!("--set {set}: give one value"),
-        }
-    }
+    gos_core::param::set_all(&mut options, args.set.iter().map(String::as_str))
+        .map_err(|e| anyhow::anyhow!("--set: {e}"))?;
     let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
     let encoder = load_query_encoder(
         &ws,
@@ -87,8 +82,8 @@ pub fn run(args: EvalArgs) -> Result<()> {
                 reranker_dir: ce.reranker_dir.clone(),
                 top: ce.rerank_top,
                 max_chars: ce.rerank_max_chars,
-                weight: ce.ce_weight,
-                reserved_share: ce.ce_reserved_share,
+                weight: ce.rerank_weight,
+                reserved_share: ce.rerank_reserved_share,
                 device: ce.device.clone(),
             }),
         },
@@ -153,7 +148,7 @@ fn cross_validate(
         &config.options,
         &sweeps,
         k,
-        &args.cv_metric,
+        args.cv_metric,
         models,
         &mut |p| {
             bar.set_length(p.total as u64);

@@ -19,7 +19,7 @@ fn config(a: &LlmArgs, offline: bool) -> LlmConfig {
         model: a.llm_model.clone(),
         api_key: api_key_from_env(),
         cache: a.llm_cache.clone(),
-        timeout_s: a.llm_timeout_s,
+        timeout_s: a.llm_timeout_secs,
         max_retries: a.llm_retries,
         offline,
     }

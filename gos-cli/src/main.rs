@@ -2,8 +2,9 @@
 //!
 //! Every flag is defined in [`args`]; each subcommand's work lives in its own module
 //! (`build_cmd`, `retrieve_cmd`, `stats_cmd`, `eval_cmd`, `synth_cmd`, `mcp_cmd`, `serve_cmd`,
-//! `lint_cmd`, `show_cmd`, `export_cmd`, `completions_cmd`), which maps the flags to library
-//! options, calls the library, and formats the output.
+//! `lint_cmd`, `show_cmd`, `export_cmd`, `completions_cmd`, `models_cmd`, `hook_cmd`,
+//! `install_cmd`), which maps the flags to library options, calls the library, and formats the
+//! output.
 
 // Flag doc comments are the --help text, where URLs are written bare.
 #![allow(rustdoc::bare_urls)]
@@ -31,11 +32,20 @@ mod show_cmd;
 mod watch_cmd;
 mod workspace_arg;
 
+// Agent harnesses: prompt hooks and their configuration (issue 23).
+mod hook_cmd;
+mod install_cmd;
+mod install_json;
+
 // Retrieval pipelines (issue 15).
 mod pipeline_args;
 
+// Real checkpoints in one command (issue 24).
+mod models_cmd;
+mod models_lock;
+
 use args::{Cli, Command};
-use clap::Parser;
+use clap::FromArgMatches;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -73,10 +83,13 @@ fn main() -> ExitCode {
             std::env::var_os("NO_COLOR").as_deref(),
         ))
         .init();
-    let cli = Cli::try_parse().unwrap_or_else(|mut e| {
-        workspace_arg::explain_missing(&mut e);
-        e.exit()
-    });
+    let cli = args::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .unwrap_or_else(|mut e| {
+            workspace_arg::explain_missing(&mut e);
+            e.exit()
+        });
     let result = match cli.command {
         // `gos build` exits with status 3 when the workspace was written but the LLM layer
         // could not serve every node (docs/llm.md).
@@ -91,9 +104,17 @@ fn main() -> ExitCode {
         Command::Show(args) => show_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => export_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Completions(args) => completions_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Models(args) => models_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Hook(args) => hook_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Install(args) => install_cmd::install(args).map(|()| ExitCode::SUCCESS),
+        Command::Uninstall(args) => install_cmd::uninstall(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
+        Err(e) if e.downcast_ref::<retrieve_cmd::UsageError>().is_some() => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
             ExitCode::FAILURE

@@ -14,8 +14,8 @@ impl CrossEncoderArgs {
         let p = StageParams {
             top: self.rerank_top,
             max_chars: self.rerank_max_chars,
-            weight: self.ce_weight,
-            reserved_share: self.ce_reserved_share,
+            weight: self.rerank_weight,
+            reserved_share: self.rerank_reserved_share,
             ..StageParams::default()
         };
         p.validate()?;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The retrieval options the flags ask for.
-fn options(args: &RetrieveArgs) -> RetrieveOptions {
+fn options(args: &RetrieveArgs) -> Result<RetrieveOptions> {
     let mut opts = RetrieveOptions {
         mode: args.mode,
         ppr: PprParams {
@@ -28,7 +28,7 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
             max_context_chars: args.max_context_chars,
             ..Budgets::default()
         },
-        min_seed_score: args.min_score,
+        min_seed_score: args.min_seed_score,
         min_dense_score: args.min_dense_score,
         exclude_flagged: args.exclude_flagged,
         absolute_paths: args.absolute_paths,
@@ -41,10 +41,64 @@ fn options(args: &RetrieveArgs) -> RetrieveOptions {
     };
     opts.seeds.source = args.seeds;
     args.dense.apply(&mut opts);
-    opts.coverage.enabled = args.coverage;
-    opts.prerequisites.slots = args.prereq_slots;
     args.query_handling.apply(&mut opts);
-    opts
+    gos_core::param::set_all(&mut opts, args.set.iter().map(String::as_str))
+        .map_err(|e| anyhow::anyhow!("--set: {e}"))?;
+    Ok(opts)
+}
+
+/// A command-line flag the chosen pipeline ignores: exits with status 2, as clap's usage
+/// errors do.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The graph and seed flags given with a value other than their default, as `--flag`.
+fn graph_and_seed_flags(args: &RetrieveArgs) -> Vec<&'static str> {
+    let d = RetrieveOptions::default();
+    let mut given = Vec::new();
+    let mut note = |changed: bool, flag| {
+        if changed {
+            given.push(flag)
+        }
+    };
+    note(args.mode != d.mode, "--mode");
+    note(args.ppr != d.ppr.method, "--ppr");
+    note(args.seeds != d.seeds.source, "--seeds");
+    note(args.dense.fusion != d.seeds.fusion, "--fusion");
+    note(args.dense.query_chunks, "--query-chunks");
+    note(args.dense.dense_weight != d.rerank.dense, "--dense-weight");
+    note(args.min_seed_score != d.min_seed_score, "--min-seed-score");
+    note(
+        args.min_dense_score != d.min_dense_score,
+        "--min-dense-score",
+    );
+    note(args.rerank != RerankerKind::default(), "--rerank");
+    note(!args.set.is_empty(), "--set");
+    given
+}
+
+/// Refuse graph and seed flags under a pipeline without a gos stage (`skillflow`,
+/// `skillrouter`, a TOML file of dense and rerank stages): they would silently do nothing.
+///
+/// # Errors
+/// [`UsageError`] naming the first such flag and the pipeline.
+fn refuse_ignored_flags(args: &RetrieveArgs, pipeline: &str) -> Result<()> {
+    match graph_and_seed_flags(args).first() {
+        Some(flag) => Err(UsageError(format!(
+            "{flag} does nothing under --pipeline {pipeline}: the pipeline has no gos stage, \
+             so graph, seed and rerank flags are ignored (drop {flag}, or use --pipeline gos)"
+        ))
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// `text` without the line ends it finishes with (`\n` or `\r\n`, any number of them), as
@@ -71,8 +125,16 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         args.query.clone()
     };
     anyhow::ensure!(!query.trim().is_empty(), "the query is empty");
-    let opts = options(&args);
+    let opts = options(&args)?;
     let pipeline_spec = crate::pipeline_args::spec(&args)?;
+    if let Some(p) = &pipeline_spec
+        && !p
+            .stages
+            .iter()
+            .any(|s| matches!(s, gos_pipeline::StageSpec::Gos(_)))
+    {
+        refuse_ignored_flags(&args, args.pipeline.as_deref().unwrap_or(&p.name))?;
+    }
     let t_open = Instant::now();
     let ws = Arc::new(crate::workspace_arg::open(&args.workspace)?);
     // A pipeline without a gos stage never asks the retriever for more than the workspace.

@@ -34,6 +34,29 @@ pub fn run(args: StatsArgs) -> Result<()> {
         };
         *hist.entry(bucket.to_string()).or_insert(0) += 1;
     }
+    // Per type: degree (in + out, counting only that type's edges) and nodes without one.
+    let per_type: BTreeMap<&str, serde_json::Value> = EdgeType::ALL
+        .iter()
+        .map(|&t| {
+            let d: Vec<usize> = (0..g.node_count())
+                .map(|i| g.degree_of_type(i, t))
+                .collect();
+            let mean = if d.is_empty() {
+                0.0
+            } else {
+                d.iter().sum::<usize>() as f64 / d.len() as f64
+            };
+            let with = d.iter().filter(|&&x| x > 0).count();
+            (
+                t.as_str(),
+                json!({
+                    "edges": by_type[t.as_str()],
+                    "isolated": d.len() - with,
+                    "degree": { "mean": mean, "max": d.iter().copied().max().unwrap_or(0) },
+                }),
+            )
+        })
+        .collect();
     let stats = json!({
         "workspace": args.workspace.display().to_string(),
         "library_root": ws.info().library_root,
@@ -43,6 +66,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         "edges_by_provenance": by_prov,
         "isolated": g.isolated_count(),
         "degree": { "mean": mean, "max": max, "histogram": hist },
+        "by_type": per_type,
     });
     if args.json {
         println!("{stats}");
@@ -62,6 +86,16 @@ pub fn run(args: StatsArgs) -> Result<()> {
     println!("degree      mean {mean:.2}, max {max}");
     for (b, c) in &hist {
         println!("  deg {b:<6}{c}");
+    }
+    println!("per type    edges  isolated  mean deg  max deg");
+    for (t, v) in &per_type {
+        println!(
+            "  {t:<11} {:>5}  {:>8}  {:>8.2}  {:>7}",
+            v["edges"].as_u64().unwrap_or(0),
+            v["isolated"].as_u64().unwrap_or(0),
+            v["degree"]["mean"].as_f64().unwrap_or(0.0),
+            v["degree"]["max"].as_u64().unwrap_or(0)
+        );
     }
     Ok(())
 }

@@ -31,13 +31,17 @@ async def main():
             out["tools"] = [dump(t) for t in tools.tools]
             resources = await session.list_resources()
             out["resources"] = [dump(r) for r in resources.resources]
-            first = resources.resources[0]
+            first = next(r for r in resources.resources if str(r.uri).endswith("/SKILL.md"))
             read_result = await session.read_resource(first.uri)
             out["resource_read"] = {"uri": str(first.uri), "result": dump(read_result)}
             out["bundles"] = []
             for q in queries:
                 r = await session.call_tool("retrieve_skill_bundle", {"query": q})
                 out["bundles"].append(dump(r))
+            out["bundles_json"] = []
+            for q in queries:
+                r = await session.call_tool("retrieve_skill_bundle", {"query": q, "format": "json"})
+                out["bundles_json"].append(dump(r))
             calls = {
                 "search_skills": {"query": queries[0], "limit": 5},
                 "get_skill": {"id": skill_id},
@@ -48,6 +52,7 @@ async def main():
                 "empty_query": ("retrieve_skill_bundle", {"query": "   "}),
                 "max_skills_zero": ("retrieve_skill_bundle", {"query": queries[0], "max_skills": 0}),
                 "max_skills_huge": ("retrieve_skill_bundle", {"query": queries[0], "max_skills": 10**9}),
+                "unknown_format": ("retrieve_skill_bundle", {"query": queries[0], "format": "yaml"}),
             }
             out["calls"] = {}
             for key, spec in calls.items():

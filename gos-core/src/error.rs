@@ -17,7 +17,9 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A JSON document of the workspace is malformed.
-    #[error("{path}: invalid JSON ({source}); the file is damaged: rebuild the workspace")]
+    #[error(
+        "{path}: the workspace is damaged (this file is not valid JSON: {source}); rebuild it with `gos build LIBRARY -w WORKSPACE`"
+    )]
     Json {
         /// File concerned.
         path: PathBuf,
@@ -45,7 +47,9 @@ pub enum Error {
         expected: u32,
     },
     /// The workspace's files disagree with each other (e.g. the graph names an unknown node).
-    #[error("{path}: inconsistent workspace: {reason}; rebuild it")]
+    #[error(
+        "{path}: the workspace is damaged or incomplete ({reason}); rebuild it with `gos build LIBRARY -w WORKSPACE`"
+    )]
     Inconsistent {
         /// Workspace file concerned.
         path: PathBuf,
@@ -53,7 +57,9 @@ pub enum Error {
         reason: String,
     },
     /// The BM25 index failed.
-    #[error("{path}: the lexical index cannot be used ({source}); rebuild the workspace")]
+    #[error(
+        "{path}: the lexical index cannot be used, so the workspace is damaged ({source}); rebuild it with `gos build LIBRARY -w WORKSPACE`"
+    )]
     Index {
         /// Index directory.
         path: PathBuf,
@@ -98,13 +104,19 @@ pub enum Error {
 }
 
 impl Error {
-    /// An error reading a workspace file: a missing file means an incomplete workspace
-    /// ([`Error::Inconsistent`], whose message says rebuild); other failures stay I/O errors.
+    /// An error reading a workspace file: a missing file means an incomplete workspace and
+    /// bytes that are not text a damaged one (both [`Error::Inconsistent`], whose message says
+    /// rebuild); other failures stay I/O errors.
     pub(crate) fn read(path: &std::path::Path, source: std::io::Error) -> Self {
-        if source.kind() == std::io::ErrorKind::NotFound {
+        let reason = match source.kind() {
+            std::io::ErrorKind::NotFound => Some("the file is missing"),
+            std::io::ErrorKind::InvalidData => Some("the file is not valid UTF-8 text"),
+            _ => None,
+        };
+        if let Some(reason) = reason {
             Error::Inconsistent {
                 path: path.to_path_buf(),
-                reason: "the file is missing".into(),
+                reason: reason.into(),
             }
         } else {
             Error::io(path, source)

@@ -119,6 +119,8 @@ pub mod text;
 pub mod facets;
 pub mod prerequisite;
 
+pub mod param;
+
 pub use diffuse::RetrievalMode;
 pub use error::{Error, Result};
 pub use graph::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph};

@@ -246,12 +246,15 @@ mod tests {
         assert_eq!(opts.bundle_cut.min_top_ratio, 0.4);
         assert_eq!(opts.mode, RetrievalMode::Reverse);
         let err = |s: &str| parse_arm(s).unwrap_err().to_string();
-        assert!(err("reverse@collapse_duplicates=2").contains("not 0 or 1"));
+        assert!(err("reverse@collapse_duplicates=2").contains("true or false"));
         assert!(err("reverse@bundle_floor=0.2,0.3").contains("more than one value"));
         assert!(err("reverse@colour=1").contains("unknown parameter"));
         let two = parse_arms("reverse/lexical,reverse/lexical@collapse_duplicates=0").unwrap();
         assert_eq!(baseline_index(&two), 0);
-        assert_eq!(two[1].overrides, vec![(Param::CollapseDuplicates, 0.0)]);
+        assert_eq!(
+            two[1].overrides,
+            vec![(Param::named("collapse_duplicates").unwrap(), 0.0)]
+        );
     }
 
     #[test]

@@ -21,7 +21,10 @@
 //!    completeness, precision, pooled dependency-pair co-recovery) and ranked-list metrics
 //!    (Hit@1, MRR@10, Recall@10/20/50, FC@10), plus bundle size, context characters and
 //!    latency percentiles. Each mean runs over its own task population (`T₊`, the tasks with at
-//!    least one oracle in the workspace, or all tasks).
+//!    least one oracle in the workspace, or all tasks). Every bundle and ranked-list metric is
+//!    reported *strict* (the labelled package only) and *equivalent* (`*_equiv`: a near-copy
+//!    of an oracle, by SkillRouter's rule computed from the library's files in [`equiv`],
+//!    counts as the oracle, each oracle once). [`metric::Metric`] names them all.
 //! 5. **Bootstrap intervals** ([`bootstrap`]): each arm is compared with the *first reverse
 //!    arm* (the baseline; the first arm when none is reverse) by a paired bootstrap over tasks:
 //!    per-task differences, resampled with replacement from a fixed seed (5,000 resamples and
@@ -43,8 +46,8 @@
 //! task and is scored as one more arm, latency included.
 //!
 //! Module dependencies form a DAG (`scripts/check-module-cycles.py` checks it; every module
-//! may use [`error`]): [`param`] ← [`arm`]; [`metrics`] ← [`bootstrap`]; `task`, `arm`,
-//! `metrics`, `bootstrap` ← [`run`] ← [`failure`], [`peer`] ← [`report`] ← [`plots`] ←
+//! may use [`error`]): [`param`] ← [`arm`]; [`metric`] ← [`metrics`] ← [`bootstrap`]; `task`, `arm`,
+//! `metrics`, `bootstrap`, [`equiv`] ← [`run`] ← [`failure`], [`peer`] ← [`report`] ← [`plots`] ←
 //! [`harness`]; [`cv`] reads `param`, `arm` and `run`; [`encoder`] stands alone.
 
 #![warn(missing_docs)]
@@ -53,9 +56,11 @@ pub mod arm;
 pub mod bootstrap;
 pub mod cv;
 pub mod encoder;
+pub mod equiv;
 pub mod error;
 pub mod failure;
 pub mod harness;
+pub mod metric;
 pub mod metrics;
 pub mod param;
 pub mod peer;
@@ -67,6 +72,7 @@ pub mod task;
 pub use arm::{Arm, DEFAULT_ARMS, parse_arm, parse_arms};
 pub use error::{Error, Result};
 pub use harness::{EvalConfig, evaluate, write_report};
+pub use metric::Metric;
 pub use report::{CrossEncoderInfo, EvalReport, RunInfo};
 pub use run::{Models, Progress, RANKED_DEPTH};
 pub use task::{TaskLine, load_tasks};

@@ -157,8 +157,10 @@ pub fn append_peer(
             .filter_map(|id| nodes.get(id.as_str()).copied())
             .collect();
         let available = record.available();
+        let matches = record.matches();
         let scores = TaskScores::compute(&TaskInput {
             available: &available,
+            matches: &matches,
             oracle_total: record.oracles.len(),
             bundle: &bundle_nodes,
             ranked: &ranked,

@@ -1,6 +1,7 @@
 //! SVG plots of a report (plotters, SVG backend only).
 
 use crate::error::{Error, Result};
+use crate::metric::Metric;
 use crate::report::EvalReport;
 use crate::run::RANKED_DEPTH;
 use plotters::prelude::*;
@@ -126,7 +127,7 @@ fn draw_recall_diff(report: &EvalReport, path: &Path) -> DrawResult {
     let label_ids = ids.clone();
     chart
         .configure_mesh()
-        .x_desc("recall_available difference")
+        .x_desc(format!("{} difference", Metric::RecallAvailable))
         .x_labels(9)
         .y_labels(n)
         .y_label_formatter(&move |y: &f64| {

@@ -4,7 +4,8 @@
 use crate::arm::Arm;
 use crate::bootstrap::LEVEL;
 use crate::failure::{FailureClass, failures};
-use crate::metrics::{METRICS, PER_TASK_METRICS, TaskScores, mean, recall_at_k, summarize};
+use crate::metric::Metric;
+use crate::metrics::{TaskScores, mean, recall_at_k, summarize};
 use crate::run::{Intervals, TaskRecord};
 use gos_core::{RetrieveOptions, Workspace};
 use serde::Serialize;
@@ -54,12 +55,14 @@ pub struct EvalReport {
     pub baseline: usize,
     /// Per-task records.
     pub records: Vec<TaskRecord>,
-    /// Per arm, the metrics in [`METRICS`] order.
-    pub summaries: Vec<Vec<(&'static str, Option<f64>)>>,
+    /// Per arm, every metric in [`Metric::ALL`] order.
+    pub summaries: Vec<Vec<(Metric, Option<f64>)>>,
     /// Intervals of `arm − baseline` per non-baseline arm and per-task metric.
     pub ci: Intervals,
     /// Run configuration, as written to `report.json`.
     pub config: Value,
+    /// Skill id of every workspace node, by node index.
+    pub node_ids: Vec<String>,
 }
 
 impl EvalReport {
@@ -117,6 +120,7 @@ impl EvalReport {
             summaries,
             ci,
             config,
+            node_ids: ws.manifest().nodes.iter().map(|n| n.id.clone()).collect(),
         }
     }
 
@@ -128,7 +132,7 @@ impl EvalReport {
         let p50 = |arm: usize| {
             self.summaries[arm]
                 .iter()
-                .find(|(m, _)| *m == "latency_p50_ms")
+                .find(|(m, _)| *m == Metric::LatencyP50Ms)
                 .and_then(|(_, v)| *v)
         };
         let (peer_ms, base_ms) = (p50(peer)?, p50(self.baseline)?);
@@ -188,6 +192,22 @@ impl EvalReport {
         self.failure_counts_of(self.baseline)
     }
 
+    /// Oracle skills arm `arm` left out of its bundle while the bundle holds a near-copy of
+    /// them, over all tasks.
+    pub fn copy_stand_ins(&self, arm: usize) -> usize {
+        self.records
+            .iter()
+            .map(|t| {
+                let bundle = &t.arms[arm].bundle_nodes;
+                t.oracles
+                    .iter()
+                    .filter(|o| o.node.is_some_and(|n| !bundle.contains(&n)))
+                    .filter(|o| o.copies.iter().any(|c| bundle.contains(c)))
+                    .count()
+            })
+            .sum()
+    }
+
     /// Failure counts per class of arm `arm` (an index into the arms).
     fn failure_counts_of(&self, arm: usize) -> BTreeMap<&'static str, usize> {
         let mut counts: BTreeMap<&'static str, usize> =
@@ -207,8 +227,10 @@ impl EvalReport {
             .iter()
             .zip(&self.summaries)
             .map(|(name, s)| {
-                let m: Map<String, Value> =
-                    s.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+                let m: Map<String, Value> = s
+                    .iter()
+                    .map(|(k, v)| (k.key().to_string(), json!(v)))
+                    .collect();
                 (name.clone(), Value::Object(m))
             })
             .collect();
@@ -277,6 +299,7 @@ impl EvalReport {
                 "dir": o.dir,
                 "name": o.name,
                 "in_workspace": o.node.is_some(),
+                "copies": o.copies.iter().map(|&n| self.node_ids[n].as_str()).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "arms": arms,
             "failures": failures(t, self.baseline),
@@ -302,6 +325,23 @@ impl EvalReport {
             missing.len()
         );
         let _ = writeln!(md, "## Metrics\n");
+        let _ = writeln!(
+            md,
+            "Each `*_equiv` row is the metric above it with a near-copy of an oracle counted as \
+             the oracle (same normalized name, SKILL.md word-trigram Jaccard > {}; each oracle \
+             once); the plain rows credit the labelled package only. {} of the {} available \
+             oracle references have near-copies in the workspace.\n",
+            crate::equiv::JACCARD_THRESHOLD,
+            self.records
+                .iter()
+                .flat_map(|t| &t.oracles)
+                .filter(|o| !o.copies.is_empty())
+                .count(),
+            self.records
+                .iter()
+                .map(|t| t.available().len())
+                .sum::<usize>(),
+        );
         let _ = writeln!(md, "{}", metric_table(&self.arms, &self.summaries));
         if let Some(line) = self.peer_latency_ratio() {
             let _ = writeln!(md, "{line}\n");
@@ -326,11 +366,13 @@ impl EvalReport {
             "Oracle skills left out of the bundle: {} seed_miss (not in the BM25 pool), {} \
              budget_cut (ranked but not hydrated), {} duplicate_slot (dropped for a copy of \
              itself, or cut where second copies of other skills took the slots), {} \
-             not_in_workspace.\n",
+             not_in_workspace; {} of them have a near-copy in the bundle (the equivalent \
+             metrics count those as found).\n",
             counts["seed_miss"],
             counts["budget_cut"],
             counts["duplicate_slot"],
-            counts["not_in_workspace"]
+            counts["not_in_workspace"],
+            self.copy_stand_ins(self.baseline)
         );
         let _ = writeln!(
             md,
@@ -370,10 +412,10 @@ impl EvalReport {
         let mut t = format!("| metric | {} |\n|---|", join(&others));
         t.push_str(&"---:|".repeat(others.len()));
         t.push('\n');
-        for m in PER_TASK_METRICS {
+        for m in Metric::PER_TASK {
             let cells: Vec<String> = others
                 .iter()
-                .map(|a| match self.ci[*a][m] {
+                .map(|a| match self.ci[*a][&m] {
                     Some(i) => format!(
                         "{} [{}, {}]",
                         signed(m, i.mean_diff),
@@ -391,33 +433,20 @@ impl EvalReport {
 
 /// The main table: one row per metric, one column per arm (also pasted into
 /// docs/evaluation.md).
-pub fn metric_table(arms: &[String], summaries: &[Vec<(&'static str, Option<f64>)>]) -> String {
+pub fn metric_table(arms: &[String], summaries: &[Vec<(Metric, Option<f64>)>]) -> String {
     let mut t = format!("| metric | {} |\n|---|", join(arms));
     t.push_str(&"---:|".repeat(arms.len()));
     t.push('\n');
-    for (row, m) in METRICS.iter().enumerate() {
-        let cells: Vec<String> = summaries
-            .iter()
-            .map(|s| format_value(m, s[row].1))
-            .collect();
+    for (row, m) in Metric::ALL.iter().enumerate() {
+        let cells: Vec<String> = summaries.iter().map(|s| m.format(s[row].1)).collect();
         let _ = writeln!(t, "| {m} | {} |", cells.join(" | "));
     }
     t
 }
 
-/// A metric value with the precision its unit deserves; `n/a` when undefined.
-pub fn format_value(metric: &str, v: Option<f64>) -> String {
-    match v {
-        None => "n/a".into(),
-        Some(v) if metric == "context_chars" => format!("{v:.0}"),
-        Some(v) if metric == "bundle_size" || metric.starts_with("latency") => format!("{v:.2}"),
-        Some(v) => format!("{v:.3}"),
-    }
-}
-
-/// A signed difference with [`format_value`]'s precision.
-fn signed(metric: &str, v: f64) -> String {
-    let s = format_value(metric, Some(v));
+/// A signed difference with [`Metric::format`]'s precision.
+fn signed(metric: Metric, v: f64) -> String {
+    let s = metric.format(Some(v));
     if s.starts_with('-') {
         s
     } else {

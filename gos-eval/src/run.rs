@@ -3,8 +3,10 @@
 
 use crate::arm::{Arm, arm_options};
 use crate::bootstrap::{Interval, LEVEL, paired_interval};
+use crate::equiv::Copies;
 use crate::error::{Error, Result};
-use crate::metrics::{PER_TASK_METRICS, TaskInput, TaskScores};
+use crate::metric::Metric;
+use crate::metrics::{TaskInput, TaskScores};
 use crate::task::{OracleRef, TaskLine, match_oracles};
 use gos_core::index::dense::TextEmbedder;
 use gos_core::rerank::{PairScorer, StageParams};
@@ -72,6 +74,27 @@ impl TaskRecord {
     pub fn available(&self) -> Vec<usize> {
         self.oracles.iter().filter_map(|o| o.node).collect()
     }
+
+    /// Per available oracle, the nodes the equivalent metrics count as it: the oracle, then
+    /// its near-copies ([`TaskInput::matches`]).
+    pub fn matches(&self) -> Vec<Vec<usize>> {
+        oracle_matches(&self.oracles)
+    }
+}
+
+/// [`TaskRecord::matches`] of a task's oracles.
+fn oracle_matches(oracles: &[OracleRef]) -> Vec<Vec<usize>> {
+    oracles
+        .iter()
+        .filter_map(|o| {
+            let node = o.node?;
+            Some(
+                std::iter::once(node)
+                    .chain(o.copies.iter().copied())
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// Where a run stands, given to the progress callback of [`run_arms`] when a task starts and
@@ -140,13 +163,19 @@ pub fn run_arms(
     let total = tasks.len() * arms.len();
     let mut done = 0;
     let mut records = Vec::with_capacity(tasks.len());
+    let mut copies = Copies::new(ws);
     for task in tasks {
         progress(Progress {
             task: &task.id,
             done,
             total,
         });
-        let oracles = match_oracles(ws, task);
+        let mut oracles = match_oracles(ws, task);
+        for o in &mut oracles {
+            if let Some(node) = o.node {
+                o.copies = copies.of(node)?;
+            }
+        }
         let available: Vec<usize> = oracles.iter().filter_map(|o| o.node).collect();
         let (query_vectors, encode_ms) = if models.encoder.is_some() {
             let t = std::time::Instant::now();
@@ -245,8 +274,10 @@ fn arm_task(
     let bundle_nodes: Vec<usize> = r.bundle.skills.iter().map(|s| s.node).collect();
     let ranked: Vec<usize> = r.ranked.iter().map(|s| s.node).collect();
     let context_chars = r.bundle.rendered_context.chars().count();
+    let matches = oracle_matches(oracles);
     let scores = TaskScores::compute(&TaskInput {
         available,
+        matches: &matches,
         oracle_total: oracles.len(),
         bundle: &bundle_nodes,
         ranked: &ranked,
@@ -307,8 +338,8 @@ fn duplicate_repeats(ws: &Workspace, ranked: &[usize]) -> Vec<bool> {
 }
 
 /// Intervals of `arm − baseline`, per non-baseline arm name and per metric of
-/// [`PER_TASK_METRICS`]; `None` where no task has both values.
-pub type Intervals = BTreeMap<String, BTreeMap<&'static str, Option<Interval>>>;
+/// [`Metric::PER_TASK`]; `None` where no task has both values.
+pub type Intervals = BTreeMap<String, BTreeMap<Metric, Option<Interval>>>;
 
 /// Paired bootstrap intervals ([`paired_interval`], confidence [`LEVEL`]) of every per-task
 /// metric, each arm against arm `baseline`, with `resamples` resamples from `seed`. Every
@@ -320,7 +351,7 @@ pub fn intervals(
     resamples: usize,
     seed: u64,
 ) -> Intervals {
-    let values = |arm: usize, metric: &str| -> Vec<Option<f64>> {
+    let values = |arm: usize, metric: Metric| -> Vec<Option<f64>> {
         records
             .iter()
             .map(|t| t.arms[arm].scores.get(metric))
@@ -330,9 +361,9 @@ pub fn intervals(
         .enumerate()
         .filter(|(i, _)| *i != baseline)
         .map(|(i, arm)| {
-            let per_metric = PER_TASK_METRICS
-                .iter()
-                .map(|&m| {
+            let per_metric = Metric::PER_TASK
+                .into_iter()
+                .map(|m| {
                     let ci = paired_interval(
                         &values(i, m),
                         &values(baseline, m),

@@ -73,6 +73,10 @@ pub struct OracleRef {
     /// Workspace node, `None` when the skill is not in the workspace.
     #[serde(skip)]
     pub node: Option<usize>,
+    /// Near-copies of the oracle in the workspace (other nodes, [`crate::equiv`]), which the
+    /// equivalent metrics count as it; filled by the run loop, empty from [`match_oracles`].
+    #[serde(skip)]
+    pub copies: Vec<usize>,
 }
 
 /// Match a task's oracle dirs to workspace nodes (exact package id, trailing `/` ignored);
@@ -92,6 +96,7 @@ pub fn match_oracles(ws: &Workspace, task: &TaskLine) -> Vec<OracleRef> {
                 .unwrap_or_else(|| dir.rsplit('/').next().unwrap_or(&dir).to_string());
             OracleRef {
                 node: ws.index_of(&dir),
+                copies: Vec::new(),
                 dir,
                 name,
             }

@@ -29,15 +29,37 @@ pub fn parse_device(name: &str) -> Result<Device> {
 
 #[cfg(feature = "cuda")]
 fn cuda_device(ordinal: usize) -> Result<Device> {
-    Device::new_cuda(ordinal).map_err(|e| invalid(format!("cannot open cuda:{ordinal}: {e}")))
+    Device::new_cuda(ordinal).map_err(|e| {
+        invalid(format!(
+            "cannot open cuda:{ordinal}: {}; check the GPU and its driver with `nvidia-smi`, \
+             or run on the CPU with `--device cpu`",
+            without_backtrace(e)
+        ))
+    })
 }
 
 #[cfg(not(feature = "cuda"))]
 fn cuda_device(ordinal: usize) -> Result<Device> {
     Err(invalid(format!(
-        "cuda:{ordinal} requested, but this gos was built without the `cuda` feature; \
-         rebuild with `cargo build --release -p gos-cli --features cuda` (needs a CUDA toolkit)"
+        "cuda:{ordinal} requested, but this gos was built without the `cuda` feature; run on the \
+         CPU with `--device cpu`, or rebuild with `cargo build --release -p gos-cli --features \
+         cuda` (needs a CUDA toolkit, docs/performance.md)"
     )))
+}
+
+/// `e` without the backtraces candle attaches ([`candle_core::Error::bt`] wraps an error in
+/// `WithBacktrace` when `RUST_BACKTRACE` is set): a user asking for a GPU the machine lacks
+/// gets one line, not twenty frames of candle's internals.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+fn without_backtrace(e: candle_core::Error) -> candle_core::Error {
+    match e {
+        candle_core::Error::WithBacktrace { inner, .. } => without_backtrace(*inner),
+        candle_core::Error::Context { inner, context } => candle_core::Error::Context {
+            inner: Box::new(without_backtrace(*inner)),
+            context,
+        },
+        other => other,
+    }
 }
 
 fn invalid(reason: String) -> Error {
@@ -65,5 +87,19 @@ mod tests {
     fn cuda_without_feature_says_how_to_get_it() {
         let err = parse_device("cuda:0").unwrap_err().to_string();
         assert!(err.contains("--features cuda"), "{err}");
+        assert!(err.contains("built without the `cuda` feature"), "{err}");
+        assert!(err.contains("`--device cpu`"), "{err}");
+    }
+
+    #[test]
+    fn backtraces_are_stripped_from_device_errors() {
+        let inner = candle_core::Error::Msg("no CUDA-capable device is detected".into());
+        let wrapped = candle_core::Error::WithBacktrace {
+            inner: Box::new(inner),
+            backtrace: Box::new(std::backtrace::Backtrace::force_capture()),
+        };
+        assert!(wrapped.to_string().lines().count() > 1);
+        let short = without_backtrace(wrapped).to_string();
+        assert_eq!(short, "no CUDA-capable device is detected");
     }
 }

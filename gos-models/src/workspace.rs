@@ -8,7 +8,7 @@
 //! [`gos_core::seed::SeedSource::Auto`] seeds hybrid. A workspace without vectors needs no
 //! model and seeds lexically.
 
-use crate::dense::load_sentence_encoder;
+use crate::dense::{Precision, SentenceEncoder};
 use candle_core::Device;
 use gos_core::index::dense::TextEmbedder;
 use gos_core::{Result, Retriever, Workspace};
@@ -16,12 +16,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The query encoder of `ws`: `None` when the workspace has no skill vectors; otherwise the
-/// sentence encoder ([`load_sentence_encoder`]) loaded from `model_dir` when given, else from
-/// the model directory the workspace recorded at build time, on `device`.
+/// sentence encoder ([`SentenceEncoder::load_with`]) loaded from `model_dir` when given, else
+/// from the model directory the workspace recorded at build time, on `device`, in the
+/// precision `GOS_QUERY_PRECISION` names ([`Precision::from_env`]; f32 unless it says `int8`).
 ///
 /// # Errors
 /// [`gos_core::Error::Model`] when the model directory cannot be loaded (the message names
-/// it).
+/// it); [`gos_core::Error::InvalidOption`] when `GOS_QUERY_PRECISION` is neither `f32` nor
+/// `int8`, or asks for int8 on a GPU.
 pub fn query_encoder(
     ws: &Workspace,
     model_dir: Option<&Path>,
@@ -34,7 +36,10 @@ pub fn query_encoder(
         || Path::new(&dense.info.model_dir).to_path_buf(),
         Path::to_path_buf,
     );
-    load_sentence_encoder(&dir, device).map(Some)
+    let precision = Precision::from_env()?;
+    let encoder: Arc<dyn TextEmbedder> =
+        Arc::new(SentenceEncoder::load_with(&dir, device, precision)?);
+    Ok(Some(encoder))
 }
 
 /// The retriever `gos retrieve` uses: over `ws` (a [`Workspace`] or an `Arc<Workspace>`), with

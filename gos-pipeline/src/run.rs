@@ -341,11 +341,11 @@ fn run_gos(
     opts: &RetrieveOptions,
 ) -> gos_core::Result<(Retrieval, Vec<Candidate>)> {
     let mut o = *opts;
-    if let Some(m) = &g.mode {
-        o.mode = m.parse()?;
+    if let Some(m) = g.mode {
+        o.mode = m;
     }
-    if let Some(s) = &g.seeds {
-        o.seeds.source = s.parse()?;
+    if let Some(s) = g.seeds {
+        o.seeds.source = s;
     }
     let r = retriever.retrieve(text, &o)?;
     let eligible = match r.decision {

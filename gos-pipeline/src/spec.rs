@@ -99,10 +99,12 @@ pub struct GosStage {
     /// Stage name.
     #[serde(default = "gos_name")]
     pub name: String,
-    /// Graph operation (`reverse`, `forward`, `one-hop`, `no-graph`); the command's by default.
-    pub mode: Option<String>,
-    /// Seed source (`lexical`, `dense`, `hybrid`, `auto`); the command's by default.
-    pub seeds: Option<String>,
+    /// Graph operation (registry knob `mode`: `reverse`, `forward`, `one-hop`, `no-graph`);
+    /// the command's by default.
+    pub mode: Option<gos_core::RetrievalMode>,
+    /// Seed source (registry knob `seeds`: `lexical`, `dense`, `hybrid`, `auto`); the
+    /// command's by default.
+    pub seeds: Option<gos_core::seed::SeedSource>,
     /// Candidates passed on: the first `keep` above the relative floor (all by default).
     pub keep: Option<usize>,
 }
@@ -462,6 +464,28 @@ fn skillrouter() -> Vec<StageSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gos stage's retrieval keys are registry knobs, typed: a bad value is refused when
+    /// the file is read.
+    #[test]
+    fn gos_stage_keys_are_registry_knobs() {
+        let stage = GosStage {
+            name: "g".into(),
+            mode: Some(gos_core::RetrievalMode::OneHop),
+            seeds: Some(gos_core::seed::SeedSource::Lexical),
+            keep: None,
+        };
+        let v = serde_json::to_value(&stage).unwrap();
+        assert_eq!(v["mode"], "one-hop");
+        assert_eq!(v["seeds"], "lexical");
+        for key in ["mode", "seeds"] {
+            gos_core::param::knob(key).unwrap();
+            let mut o = gos_core::RetrieveOptions::default();
+            gos_core::param::set(&mut o, key, v[key].as_str().unwrap()).unwrap();
+        }
+        let bad = "name = \"p\"\n[[stage]]\nkind = \"gos\"\nmode = \"sideways\"\n";
+        assert!(toml::from_str::<PipelineSpec>(bad).is_err());
+    }
 
     #[test]
     fn presets_are_valid_and_round_trip_through_toml() {

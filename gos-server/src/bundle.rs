@@ -23,7 +23,7 @@ pub struct CallTimings {
 /// any rewrite).
 ///
 /// Keys: `status`, `query`, `mode`, `seed_source`, `rerank` (the reranker's name), `skills`
-/// (`id`, `name`, `source`, `score`, `reason`, `chars`, `clipped`, `omitted_chars`,
+/// (`id`, `name`, `description` (the manifest's), `source`, `score`, `reason`, `chars`, `clipped`, `omitted_chars`,
 /// `warnings`, `alternates`: near-duplicate copies left out in the skill's favour, each `id`
 /// and `source`; `facet` with coverage selection on), `rendered_context`, `no_hit_reason` (why
 /// there is no bundle, `null` with one),
@@ -49,6 +49,7 @@ pub fn bundle_json(
             let mut skill = json!({
                 "id": s.id,
                 "name": s.name,
+                "description": ws.manifest().nodes[s.node].description.value,
                 "source": s.source,
                 "score": s.score,
                 "reason": s.reason,

@@ -71,6 +71,7 @@ impl RequestError {
     pub fn http_status(&self) -> u16 {
         match self.code {
             "unknown_skill" => 404,
+            "outside_library" => 403,
             "internal" => 500,
             _ => 400,
         }

@@ -13,14 +13,20 @@
 //! | `GET /` | the web page ([`crate::page`]) |
 //! | `/mcp` | MCP, streamable HTTP transport |
 //!
+//! Every route first passes [`crate::guard`]: `Host` among [`HttpConfig::allowed_hosts`],
+//! `Origin` (when sent) from an allowed host, and the bearer token when one is set (403 or
+//! 401 otherwise). No CORS headers are sent.
+//!
 //! Every error is `{"error": {"code": ..., "message": ...}}` (plus `close_matches` for an
 //! unknown id) with a 4xx or 5xx status; bodies above [`HttpConfig::max_body_bytes`] get 413,
 //! requests running past [`HttpConfig::request_timeout`] get 503.
 
 use crate::error::RequestError;
+use crate::guard::{Access, BearerToken};
 use crate::mcp::GosMcp;
 use crate::request::{self, Limits, RetrieveRequest, SearchRequest};
 use crate::skills;
+use crate::staged::Control;
 use crate::state::{Loaded, ServerState};
 use axum::Router;
 use axum::body::Bytes;
@@ -45,9 +51,13 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
     /// Longest a request may run before it gets a 503 (default 30 s).
     pub request_timeout: Duration,
-    /// Host names the `/mcp` endpoint accepts in the `Host` header (DNS-rebinding guard;
-    /// default the loopback names). Empty: any host.
-    pub mcp_allowed_hosts: Vec<String>,
+    /// Host names every route accepts in `Host` and `Origin` (DNS-rebinding and
+    /// cross-origin guard, [`crate::guard`]; default the loopback names). Empty: every
+    /// request is refused.
+    pub allowed_hosts: Vec<String>,
+    /// The bearer token every request must carry (required by `gos serve` on a bind
+    /// address that is not loopback); `None`: no token.
+    pub token: Option<BearerToken>,
 }
 
 impl Default for HttpConfig {
@@ -56,7 +66,8 @@ impl Default for HttpConfig {
             limits: Limits::default(),
             max_body_bytes: 64 * 1024,
             request_timeout: Duration::from_secs(30),
-            mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            token: None,
         }
     }
 }
@@ -114,14 +125,20 @@ fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     })
 }
 
-/// Run `f` on the current state on the blocking pool, within the request timeout.
+/// Run `f` on the current state on the blocking pool, within the request timeout. When the
+/// request ends early (the timeout fired, or the client went away and axum dropped this
+/// future), the [`Control`] handed to `f` is cancelled, so a retrieval skips the stages it
+/// has not started ([`crate::staged`]).
 async fn run<T: Send + 'static>(
     app: &App,
-    f: impl FnOnce(&Loaded, &Limits) -> Result<T, RequestError> + Send + 'static,
+    f: impl FnOnce(&Loaded, &Limits, &Control) -> Result<T, RequestError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let loaded = app.state.current();
     let limits = app.config.limits;
-    let task = tokio::task::spawn_blocking(move || f(&loaded, &limits));
+    let control = Control::new();
+    // Cancelling a finished retrieval does nothing, so the guard needs no disarming.
+    let _cancel = control.cancel_on_drop();
+    let task = tokio::task::spawn_blocking(move || f(&loaded, &limits, &control));
     match tokio::time::timeout(app.config.request_timeout, task).await {
         Ok(Ok(result)) => result.map_err(ApiError::from),
         Ok(Err(e)) => Err(RequestError::new("internal", format!("the request failed: {e}")).into()),
@@ -143,7 +160,10 @@ async fn retrieve(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: RetrieveRequest = parse_body(body)?;
-    let bundle = run(&app, move |l, limits| request::retrieve(l, &req, limits)).await?;
+    let bundle = run(&app, move |l, limits, control| {
+        request::retrieve(l, &req, limits, control)
+    })
+    .await?;
     Ok(axum::Json(bundle).into_response())
 }
 
@@ -152,13 +172,16 @@ async fn search(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: SearchRequest = parse_body(body)?;
-    let hits = run(&app, move |l, limits| request::search(l, &req, limits)).await?;
+    let hits = run(&app, move |l, limits, control| {
+        request::search(l, &req, limits, control)
+    })
+    .await?;
     Ok(axum::Json(hits).into_response())
 }
 
 /// `GET /v1/skills/{*rest}`: a skill, or `{id}/neighbors`. A full id wins over the suffix.
 async fn skill(State(app): State<App>, Path(rest): Path<String>) -> Result<Response, ApiError> {
-    run(&app, move |l, limits| {
+    run(&app, move |l, limits, _| {
         let ws = l.workspace();
         match rest.strip_suffix("/neighbors") {
             Some(id) if ws.index_of(&rest).is_none() => {
@@ -220,17 +243,19 @@ async fn method_not_allowed() -> ApiError {
 pub fn router(state: Arc<ServerState>, config: HttpConfig) -> Router {
     let mcp_state = state.clone();
     let limits = config.limits;
-    let mcp_config = if config.mcp_allowed_hosts.is_empty() {
-        StreamableHttpServerConfig::default().disable_allowed_hosts()
-    } else {
-        StreamableHttpServerConfig::default().with_allowed_hosts(config.mcp_allowed_hosts.clone())
-    };
+    // rmcp's own Host check stays on with the same list (the guard below runs first).
+    let mcp_config =
+        StreamableHttpServerConfig::default().with_allowed_hosts(config.allowed_hosts.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(GosMcp::new(mcp_state.clone(), limits)),
         LocalSessionManager::default().into(),
         mcp_config,
     );
     let backstop = config.request_timeout + Duration::from_secs(5);
+    let access = Arc::new(Access {
+        allowed_hosts: config.allowed_hosts.clone(),
+        token: config.token.clone(),
+    });
     let app = App {
         state,
         config: Arc::new(config.clone()),
@@ -250,6 +275,10 @@ pub fn router(state: Arc<ServerState>, config: HttpConfig) -> Router {
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             backstop,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            access,
+            crate::guard::guard,
         ))
         .with_state(app)
 }

@@ -15,12 +15,16 @@
 
 pub mod bundle;
 pub mod error;
+pub mod guard;
 pub mod http;
 pub mod mcp;
 pub mod page;
 pub mod reload;
 pub mod request;
+pub mod skill_paths;
 pub mod skills;
+pub mod skills_ext;
+pub mod staged;
 pub mod state;
 
 pub use error::{RequestError, ServerError};

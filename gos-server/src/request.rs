@@ -3,6 +3,7 @@
 
 use crate::bundle::{CallTimings, bundle_json};
 use crate::error::RequestError;
+use crate::staged::{self, Control};
 use crate::state::Loaded;
 use gos_core::hydrate::{DEFAULT_MAX_CHARS_PER_SKILL, DEFAULT_MAX_CONTEXT_CHARS, DEFAULT_TOP_N};
 use gos_core::rerank::RerankerKind;
@@ -179,23 +180,22 @@ impl RetrieveRequest {
     }
 }
 
-/// Run a bundle request on `loaded`: the document of [`bundle_json`], exactly what
-/// `gos retrieve --json` prints for the same options (timings aside).
+/// Run a bundle request on `loaded` in stages under `control` ([`staged`]): the document of
+/// [`bundle_json`], exactly what `gos retrieve --json` prints for the same options (timings
+/// aside).
 ///
 /// # Errors
-/// The validation errors of [`RetrieveRequest::options`]; `internal` when retrieval fails
-/// (an unreadable index).
+/// The validation errors of [`RetrieveRequest::options`]; `cancelled` when `control` was
+/// cancelled before a stage; `internal` when retrieval fails (an unreadable index).
 pub fn retrieve(
     loaded: &Loaded,
     req: &RetrieveRequest,
     limits: &Limits,
+    control: &Control,
 ) -> Result<Value, RequestError> {
     let start = Instant::now();
     let opts = req.options(limits)?;
-    let r = loaded
-        .retriever()
-        .retrieve(&req.query, &opts)
-        .map_err(|e| RequestError::new("internal", format!("retrieval failed: {e}")))?;
+    let r = staged::retrieve(loaded, &req.query, &opts, control)?;
     Ok(bundle_json(
         loaded.workspace(),
         &req.query,
@@ -215,18 +215,16 @@ pub fn retrieve(
 ///
 /// # Errors
 /// `empty_query`, `query_too_long`, `out_of_range` for a limit of 0 or above
-/// [`Limits::max_skills`]; `internal` when retrieval fails.
+/// [`Limits::max_skills`]; `cancelled` as in [`retrieve`]; `internal` when retrieval fails.
 pub fn search(
     loaded: &Loaded,
     req: &SearchRequest,
     limits: &Limits,
+    control: &Control,
 ) -> Result<SearchResult, RequestError> {
     checked_query(&req.query, limits)?;
     let limit = bounded("limit", req.limit, 10, limits.max_skills)?;
-    let r = loaded
-        .retriever()
-        .retrieve(&req.query, &RetrieveOptions::default())
-        .map_err(|e| RequestError::new("internal", format!("retrieval failed: {e}")))?;
+    let r = staged::retrieve(loaded, &req.query, &RetrieveOptions::default(), control)?;
     let nodes = &loaded.workspace().manifest().nodes;
     let hits = r
         .ranked
@@ -304,5 +302,30 @@ mod tests {
             req(&fits).options(&limits).is_ok(),
             "the limit counts characters, not bytes"
         );
+    }
+
+    /// Every request field but the query is a knob of the parameter registry (`max_skills` is
+    /// `top_n`'s wire name), and leaving it out gives the registry's default.
+    #[test]
+    fn request_fields_are_registry_knobs() {
+        let full = RetrieveRequest {
+            max_skills: Some(1),
+            max_chars_per_skill: Some(1),
+            max_context_chars: Some(1),
+            mode: Some("reverse".into()),
+            ..req("q")
+        };
+        let json = serde_json::to_value(&full).unwrap();
+        let fields: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(fields.len(), 5);
+        let opts = req("q").options(&Limits::default()).unwrap();
+        for f in fields.into_iter().filter(|f| *f != "query") {
+            let k = gos_core::param::knob(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+            assert_eq!(
+                gos_core::param::get(&opts, k.name).unwrap(),
+                k.default_value(),
+                "{f}"
+            );
+        }
     }
 }

@@ -9,7 +9,7 @@ use gos_core::Workspace;
 use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Most entries of a skill's file list.
 pub const MAX_FILES: usize = 500;
@@ -165,9 +165,51 @@ fn cut(text: &mut String, max: usize) -> bool {
     true
 }
 
+/// The file `rel` of the library at `root` as it may be read now, by the build's rule
+/// (gos-build `discover::check_symlink`): once every symbolic link is resolved it must be a
+/// regular file inside the library root. `Ok(None)` when it (or the root) no longer exists,
+/// so the caller falls back to what the build stored.
+///
+/// The build checked the file, but a library can change after it: a SKILL.md swapped for a
+/// link to a file outside the library must not be served.
+///
+/// # Errors
+/// `outside_library` (403) when the path now leaves the library or is not a regular file.
+pub fn library_file(root: &Path, rel: &str) -> Result<Option<PathBuf>, RequestError> {
+    let (Ok(canon_root), Ok(target)) = (root.canonicalize(), root.join(rel).canonicalize()) else {
+        return Ok(None);
+    };
+    if !target.starts_with(&canon_root) {
+        return Err(RequestError::new(
+            "outside_library",
+            format!(
+                "`{rel}` is now a symbolic link that leads outside the library, so gos does not \
+                 serve it; replace the link with the file itself and rebuild (`gos build` refuses \
+                 such links too)"
+            ),
+        ));
+    }
+    if !target.is_file() {
+        return Err(RequestError::new(
+            "outside_library",
+            format!("`{rel}` is no longer a regular file in the library; rebuild the workspace"),
+        ));
+    }
+    Ok(Some(target))
+}
+
 /// Relative paths of the files under `dir`, sorted, at most [`MAX_FILES`]; symbolic links
-/// are listed but not followed.
-fn package_files(dir: &Path) -> Vec<String> {
+/// are not followed, and listed only when they resolve to a file inside `dir`'s library
+/// `root` (the build's rule, [`library_file`]).
+fn package_files(root: &Path, dir: &Path) -> Vec<String> {
+    let canon_root = root.canonicalize().ok();
+    let inside = |path: &Path| {
+        let target = path.canonicalize().ok();
+        match (&canon_root, target) {
+            (Some(r), Some(t)) => t.starts_with(r) && t.is_file(),
+            _ => false,
+        }
+    };
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -178,6 +220,7 @@ fn package_files(dir: &Path) -> Vec<String> {
             let path = entry.path();
             match entry.file_type() {
                 Ok(t) if t.is_dir() => stack.push(path),
+                Ok(t) if t.is_symlink() && !inside(&path) => {}
                 Ok(_) => {
                     if let Ok(rel) = path.strip_prefix(dir) {
                         out.push(rel.to_string_lossy().replace('\\', "/"));
@@ -208,7 +251,11 @@ pub fn get_skill(
     let i = resolve(ws, id)?;
     let node = &ws.manifest().nodes[i];
     let root = Path::new(&ws.info().library_root);
-    let (mut skill_md, from) = match std::fs::read(root.join(&node.source_path)) {
+    let read = match library_file(root, &node.source_path)? {
+        Some(path) => std::fs::read(path),
+        None => Err(std::io::ErrorKind::NotFound.into()),
+    };
+    let (mut skill_md, from) = match read {
         Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), "library"),
         Err(_) => {
             let body = ws.lexical().body(i).ok().flatten().unwrap_or_default();
@@ -224,7 +271,7 @@ pub fn get_skill(
         skill_md,
         truncated,
         skill_md_from: from.to_string(),
-        files: package_files(&root.join(&node.id)),
+        files: package_files(root, &root.join(&node.id)),
     })
 }
 

@@ -6,6 +6,7 @@
 //! never disturbs a request in flight: the old state is dropped when its last request ends.
 
 use crate::error::ServerError;
+use crate::skill_paths::SkillPaths;
 use arc_swap::ArcSwap;
 use gos_core::Retriever;
 use gos_core::Workspace;
@@ -43,6 +44,8 @@ pub struct Loaded {
     pub open_ms: f64,
     /// Identity of the `workspace.json` it was opened from, to skip reloads of the same one.
     stamp: Option<FileStamp>,
+    /// The Skills extension's path of each skill ([`SkillPaths`]).
+    skill_paths: SkillPaths,
 }
 
 /// Inode, length and modification time of a file: a rebuild (a new folder) or an edit changes it.
@@ -80,6 +83,12 @@ impl Loaded {
         &self.retriever
     }
 
+    /// The path under which the Skills extension publishes each skill
+    /// ([`crate::skill_paths`]).
+    pub fn skill_paths(&self) -> &SkillPaths {
+        &self.skill_paths
+    }
+
     /// The encoder's model identity, when one is loaded.
     pub fn encoder_model(&self) -> Option<&str> {
         self.retriever.embedder().map(|e| e.model_id())
@@ -102,8 +111,10 @@ impl Loaded {
         })?);
         let encoder = match ws.dense() {
             Some(dense) if !config.lexical_only => {
-                let reusable = previous
-                    .filter(|e| config.model_dir.is_none() && e.model_id() == dense.info.model);
+                let reusable = previous.filter(|e| {
+                    config.model_dir.is_none()
+                        && gos_core::index::dense::same_model(e.model_id(), &dense.info.model)
+                });
                 match reusable {
                     Some(e) => Some(e),
                     None => {
@@ -130,7 +141,9 @@ impl Loaded {
         let loaded_at_unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
+        let skill_paths = SkillPaths::new(&ws);
         Ok(Loaded {
+            skill_paths,
             ws,
             retriever,
             generation,
@@ -249,26 +262,7 @@ impl ServerState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    /// all-MiniLM-L6-v2 (`GOS_MODEL_DIR` or `models/`), or `None` with a message; a failure with
-    /// `GOS_REQUIRE_MODEL=1`.
-    fn model_dir() -> Option<PathBuf> {
-        let dir = std::env::var_os("GOS_MODEL_DIR").map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
-            PathBuf::from,
-        );
-        if dir.join("model.safetensors").is_file() {
-            return Some(dir);
-        }
-        let msg = format!("no sentence encoder at {}", dir.display());
-        assert!(
-            std::env::var("GOS_REQUIRE_MODEL").as_deref() != Ok("1"),
-            "{msg}"
-        );
-        eprintln!("SKIP: {msg}");
-        None
-    }
+    use gos_testkit::model_dir;
 
     /// A reload of a workspace whose vectors come from the same model keeps the loaded encoder
     /// (the same `Arc`), and the new retriever seeds hybrid with it.

@@ -176,7 +176,7 @@ def main(argv=None) -> int:
             report["claude_version"] = run([claude, "--version"], env=env, cwd=project, timeout=60,
                                            what="claude --version").stdout.strip()
             if a.gos_install:
-                p = run([gos, "install", "claude", "--user"], env=env, cwd=project, timeout=60,
+                p = run([gos, "install", "claude", "--user", "-w", str(ws)], env=env, cwd=project, timeout=60,
                         what="gos install claude --user", check=False)
                 report["gos_install"] = {"exit": p.returncode, "stderr": p.stderr[-500:]}
                 if p.returncode != 0:

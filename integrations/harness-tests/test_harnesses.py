@@ -6,11 +6,9 @@ Needs the harnesses (scripts/setup-harnesses.sh; run here when missing) and a go
 ($GOS_BIN, else target/release/gos, else target/debug/gos). Without npm or its registry the
 tests skip with the reason, unless GOS_REQUIRE_HARNESSES=1 (CI), which turns that into a failure.
 
-Two kinds of tests: those that hold today (the harness connects, finds gos's tool, calls it,
-and the hook mechanism carries context into the first request), and those marked
-`expectedFailure` that state what issue 23 asks for (the model reads the bundle as text; `gos
-install claude` adds a hook whose bundle is in the first request). When the implementation lands
-they pass, unittest reports an "unexpected success", and the marker is to be removed.
+The tests: the harness connects, finds gos's tool, calls it, the model reads the bundle as
+text, the hook mechanism carries context into the first request, and `gos install claude`
+registers gos and its hook so that the first request already carries the bundle.
 """
 
 from __future__ import annotations
@@ -105,7 +103,6 @@ class ClaudeCode(unittest.TestCase):
         self.assertEqual(first["injected"]["first_line"], "# Skill bundle")
         self.assertEqual(first["injected"]["chars"], self.hooked["reference"]["rendered_context_chars"])
 
-    @unittest.expectedFailure  # issue 23, item 1: today the model gets the JSON document
     def test_the_model_reads_the_bundle_as_text(self):
         require_ok(self.plain)
         r = self.plain["tool_result"]
@@ -113,7 +110,6 @@ class ClaudeCode(unittest.TestCase):
         self.assertEqual(r["first_line"], "# Skill bundle")
         self.assertEqual(r["chars"], self.plain["reference"]["rendered_context_chars"])
 
-    @unittest.expectedFailure  # issue 23, item 3: `gos install claude` does not exist yet
     def test_gos_install_claude_puts_the_bundle_in_the_first_request(self):
         report = drive("run_claude.py", "--gos-install", "--discard")
         require_ok(report)
@@ -146,7 +142,6 @@ class Codex(unittest.TestCase):
         self.assertTrue(first["bundle_injected"], first)
         self.assertEqual(first["injected"]["chars"], self.hooked["reference"]["rendered_context_chars"])
 
-    @unittest.expectedFailure  # issue 23, item 1
     def test_the_model_reads_the_bundle_as_text(self):
         require_ok(self.plain)
         r = self.plain["tool_result"]

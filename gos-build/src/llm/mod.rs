@@ -256,8 +256,12 @@ impl LlmRun {
         let io_p = IoNeighbours::new(nodes, max_type_df);
         // Pool providers, in order. A dense provider (workspace vectors) is added here.
         let providers: Vec<&dyn PoolProvider> = vec![&lexical_p, &io_p];
+        // Only dependency evidence (io, mention, declared) settles a pair: a pair the
+        // similarity rules joined (semantic, alternative) stays in the pool, so the model can
+        // confirm, retype or leave it (GoS's relation validation).
         let linked: std::collections::HashSet<(usize, usize)> = graph
             .indexed_edges()
+            .filter(|(_, _, e)| !e.provenance.is_similarity())
             .flat_map(|(s, t, _)| [(s, t), (t, s)])
             .collect();
         let exclude = |f: usize, c: usize| linked.contains(&(f, c));

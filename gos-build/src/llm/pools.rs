@@ -13,9 +13,11 @@
 //! A dense provider (nearest neighbours in the workspace's sentence vectors) plugs in by
 //! implementing [`PoolProvider`] and being added to the list given to [`build_pools`].
 //!
-//! Skills already joined to the focus skill by a deterministic edge (either direction) are
-//! left out of its pool, as in the reference (reference notes §1.11 step 6): the deterministic
-//! edge already says what there is to say about that pair.
+//! Skills already joined to the focus skill by a deterministic dependency edge (io, mention,
+//! declared; either direction) are left out of its pool, as in the reference (reference notes
+//! §1.11 step 6): that edge already says what there is to say about the pair. Pairs joined
+//! only by a similarity edge (semantic, alternative) stay in, so the validator can confirm,
+//! retype or leave them.
 
 use super::gates::GENERIC_CONTAINERS;
 use gos_core::SkillNode;

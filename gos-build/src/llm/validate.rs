@@ -33,12 +33,30 @@ pub struct ValidationStats {
     pub proposals: usize,
     /// Proposals accepted as new edges.
     pub accepted: usize,
+    /// Of the accepted: semantic or alternative edges the similarity rules had already made,
+    /// now carrying the model's evidence and weight.
+    pub confirmed: usize,
     /// Accepted edges by type.
     pub accepted_by_type: BTreeMap<String, usize>,
     /// Rejected proposals by gate (every gate listed).
     pub rejected: BTreeMap<String, u64>,
     /// Incremental plan.
     pub incremental: super::incremental::IncrementalStats,
+}
+
+/// Provenance of the `ty` edge between `s` and `t` (either direction for symmetric types).
+fn edge_provenance(graph: &SkillGraph, s: usize, t: usize, ty: EdgeType) -> Option<EdgeProvenance> {
+    let one = |a: usize, b: usize| {
+        graph
+            .outgoing(a)
+            .find(|(x, e)| *x == b && e.edge_type == ty)
+            .map(|(_, e)| e.provenance)
+    };
+    one(s, t).or_else(|| {
+        matches!(ty, EdgeType::Semantic | EdgeType::Alternative)
+            .then(|| one(t, s))
+            .flatten()
+    })
 }
 
 fn has_edge(graph: &SkillGraph, s: usize, t: usize, ty: EdgeType) -> bool {
@@ -105,7 +123,11 @@ pub fn validate_relations(
                     continue;
                 }
             };
-            if has_edge(graph, acc.source, acc.target, acc.edge_type) {
+            let symmetric = matches!(acc.edge_type, EdgeType::Semantic | EdgeType::Alternative);
+            let existing_similarity = has_edge(graph, acc.source, acc.target, acc.edge_type)
+                && edge_provenance(graph, acc.source, acc.target, acc.edge_type)
+                    .is_some_and(|p| p.is_similarity());
+            if has_edge(graph, acc.source, acc.target, acc.edge_type) && !existing_similarity {
                 *stats.rejected.entry("duplicate".into()).or_insert(0) += 1;
                 continue;
             }
@@ -128,7 +150,15 @@ pub fn validate_relations(
                     acc.confidence
                 ),
             };
-            if graph.add_edge(edge) {
+            // A semantic or alternative edge the similarity rules made and the model confirms
+            // becomes the model's edge (its evidence and weight): GoS's relation validation.
+            let added = if existing_similarity {
+                stats.confirmed += 1;
+                graph.replace_edge(edge, symmetric).is_some()
+            } else {
+                graph.add_edge(edge)
+            };
+            if added {
                 stats.accepted += 1;
                 *stats
                     .accepted_by_type

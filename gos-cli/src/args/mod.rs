@@ -1,7 +1,7 @@
 //! Every flag of `gos`, in one place. Defaults come from the libraries' constants; option
 //! enums are the libraries' own types (`clap::ValueEnum`), so `--help` lists their values.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use gos_core::RetrievalMode;
 use gos_core::graph::ppr::PprMethod;
 use gos_core::hydrate::{DEFAULT_MAX_CHARS_PER_SKILL, DEFAULT_MAX_CONTEXT_CHARS, DEFAULT_TOP_N};
@@ -10,6 +10,13 @@ use gos_core::relevance::{DEFAULT_MIN_SEED_SCORE, DenseFloor};
 use gos_core::rerank::{self, RerankerKind};
 use gos_core::seed::{Fusion, SeedSource};
 use std::path::PathBuf;
+
+/// The `gos` command as clap parses it: [`Cli`]'s flags, with the knob flags described by the
+/// parameter registry ([`registry::apply`]). Parse with this, not `Cli::parse`, so `--help`
+/// shows the registry's text.
+pub fn command() -> clap::Command {
+    registry::apply(Cli::command())
+}
 
 /// Retrieve the skills a task needs, prerequisites included, from a library of SKILL.md
 /// packages: build a typed skill graph offline, then query it.
@@ -46,6 +53,15 @@ pub enum Command {
     Export(ExportArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Fetch and list neural checkpoints (the only command that uses the network).
+    Models(ModelsArgs),
+    /// Answer an agent harness's prompt hook with a ranked skill listing and the top of the
+    /// bundle (docs/agents.md).
+    Hook(HookArgs),
+    /// Register gos (MCP server and prompt hook) in an agent harness's configuration.
+    Install(InstallArgs),
+    /// Remove what `gos install` wrote.
+    Uninstall(UninstallArgs),
 }
 
 /// A finite float (NaN and infinities are refused).
@@ -175,80 +191,81 @@ pub struct BuildArgs {
 #[derive(Debug, clap::Args)]
 pub struct RetrieveArgs {
     /// Workspace directory built by `gos build`.
-    #[arg(short = 'w', long, env = "GOS_WORKSPACE")]
+    #[arg(
+        help_heading = "Input/output",
+        short = 'w',
+        long,
+        env = "GOS_WORKSPACE"
+    )]
     pub workspace: PathBuf,
     /// Graph operation.
-    #[arg(long, value_enum, default_value_t = RetrievalMode::default())]
+    #[arg(help_heading = "Graph", long, value_enum, default_value_t = RetrievalMode::default())]
     pub mode: RetrievalMode,
     /// PPR solver: push (local forward push, error stated per query) or exact (power
     /// iteration to an L1 change of 1e-6).
-    #[arg(long, value_enum, default_value_t = PprMethod::default())]
+    #[arg(help_heading = "Graph", long, value_enum, default_value_t = PprMethod::default())]
     pub ppr: PprMethod,
     /// Most skills in the bundle.
-    #[arg(long, default_value_t = DEFAULT_TOP_N, value_parser = at_least_one)]
+    #[arg(help_heading = "Bundle", long, default_value_t = DEFAULT_TOP_N, value_parser = at_least_one)]
     pub top_n: usize,
     /// Most characters per skill block (header lines included).
-    #[arg(long, default_value_t = DEFAULT_MAX_CHARS_PER_SKILL)]
+    #[arg(help_heading = "Bundle", long, default_value_t = DEFAULT_MAX_CHARS_PER_SKILL)]
     pub max_chars_per_skill: usize,
     /// Most characters of the whole rendered context.
-    #[arg(long, default_value_t = DEFAULT_MAX_CONTEXT_CHARS)]
+    #[arg(help_heading = "Bundle", long, default_value_t = DEFAULT_MAX_CONTEXT_CHARS)]
     pub max_context_chars: usize,
     /// First-stage seeds (auto: hybrid when the workspace has vectors, else lexical).
-    #[arg(long, value_enum, default_value_t = SeedSource::default())]
+    #[arg(help_heading = "Seeds", long, value_enum, default_value_t = SeedSource::default())]
     pub seeds: SeedSource,
     /// Dense and hybrid seeding.
     #[command(flatten)]
     pub dense: DenseArgs,
     /// Lexical relevance floor (lexical seeds): NO_SKILL_HIT when the best BM25 score divided
     /// by the query's idf mass is below it.
-    #[arg(long, default_value_t = DEFAULT_MIN_SEED_SCORE, value_parser = finite_f32, allow_negative_numbers = true)]
-    pub min_score: f32,
+    #[arg(help_heading = "Relevance", long, alias = "min-score", default_value_t = DEFAULT_MIN_SEED_SCORE, value_parser = finite_f32, allow_negative_numbers = true)]
+    pub min_seed_score: f32,
     /// Dense relevance floor (dense and hybrid seeds): NO_SKILL_HIT when the best query-skill
     /// cosine is below it. `auto` grows with the library, 0.15 + 0.05·sqrt(2 ln N) for N
     /// skills (0.28 for 36 skills, 0.36 for 5,584); a number is a fixed cosine
-    #[arg(long, value_name = "auto|COSINE", default_value_t = DenseFloor::Auto, allow_negative_numbers = true)]
+    #[arg(help_heading = "Relevance", long, value_name = "auto|COSINE", default_value_t = DenseFloor::Auto, allow_negative_numbers = true)]
     pub min_dense_score: DenseFloor,
     /// Reranking after diffusion (cross-encoder needs --reranker-dir).
-    #[arg(long, value_enum, default_value_t = RerankerKind::default())]
+    #[arg(help_heading = "Rerank", long, value_enum, default_value_t = RerankerKind::default())]
     pub rerank: RerankerKind,
     /// Cross-encoder reranking.
     #[command(flatten)]
     pub cross_encoder: CrossEncoderArgs,
     /// Print one JSON object instead of the rendered context.
-    #[arg(long)]
+    #[arg(help_heading = "Input/output", long)]
     pub json: bool,
     /// Rewrite the task into a retrieval schema (goal, operations, artifacts, constraints,
     /// keywords) with the LLM first; without an endpoint the task text is used as is.
-    #[arg(long)]
+    #[arg(help_heading = "LLM", long)]
     pub rewrite: bool,
     /// LLM endpoint (for --rewrite).
     #[command(flatten)]
     pub llm: LlmArgs,
     /// Leave out skills the build flagged with content warnings (docs/security.md).
-    #[arg(long)]
+    #[arg(help_heading = "Bundle", long)]
     pub exclude_flagged: bool,
     /// Write Source paths as absolute paths under the workspace's library root.
-    #[arg(long)]
+    #[arg(help_heading = "Bundle", long)]
     pub absolute_paths: bool,
-    /// Split the task into facets (steps, actions, artifacts), seed per facet and choose the
-    /// bundle by facet coverage; each entry's JSON names its facet (docs/graph-quality.md).
-    #[arg(long)]
-    pub coverage: bool,
-    /// Bundle slots reserved for prerequisites of the top-ranked skills (0: off;
-    /// docs/graph-quality.md).
-    #[arg(long, default_value_t = 0)]
-    pub prereq_slots: usize,
     /// Keep one member per near-duplicate group of the workspace (the best-ranked) and list
-    /// the others as its alternates (default: every copy competes for a slot).
-    #[arg(long)]
+    /// the others as its alternates. The default already does this and more (one slot per
+    /// alternative group, `collapse_alternatives`); `--set collapse_alternatives=false` lets
+    /// every copy compete for a slot.
+    #[arg(help_heading = "Bundle", long)]
     pub collapse_duplicates: bool,
     /// Adaptive bundle size: end the bundle at the first skill whose final score is below
-    /// this share of the best one (0 = off; `--top-n` stays the maximum).
-    #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
+    /// this share of the best one (0 = off; `--top-n` stays the maximum; the default is
+    /// cross-validated, docs/graph-quality.md).
+    #[arg(help_heading = "Bundle", long, default_value_t = gos_core::retrieve::cut::DEFAULT_BUNDLE_FLOOR, value_parser = unit_interval)]
     pub bundle_floor: f64,
     /// Adaptive bundle size: end the bundle at the first skill whose final score is below
-    /// this share of the score just above it (0 = off).
-    #[arg(long, default_value_t = 0.0, value_parser = unit_interval)]
+    /// this share of the score just above it (0 = off; the default is cross-validated,
+    /// docs/graph-quality.md).
+    #[arg(help_heading = "Bundle", long, default_value_t = gos_core::retrieve::cut::DEFAULT_BUNDLE_GAP, value_parser = unit_interval)]
     pub bundle_gap: f64,
     /// Task text; `-` reads it from stdin.
     pub query: String,
@@ -256,15 +273,21 @@ pub struct RetrieveArgs {
     // Retrieval pipelines (issue 15, docs/pipelines.md).
     /// Run a retrieval pipeline: a preset (gos, skillflow, skillrouter) or a TOML pipeline
     /// file; --json adds a `pipeline` trace of every stage.
-    #[arg(long, value_name = "NAME|FILE.toml")]
+    #[arg(help_heading = "Pipeline", long, value_name = "NAME|FILE.toml")]
     pub pipeline: Option<String>,
     /// Models of the pipeline's stages.
     #[command(flatten)]
     pub stage_models: StageModelArgs,
 
-    /// Query handling and the coverage floor (issue 14 items 5 and 6).
+    /// Query handling (issue 14 item 5).
     #[command(flatten)]
     pub query_handling: query::QueryArgs,
+    /// Set any retrieval parameter of the registry, NAME=VALUE (repeatable; applied after the
+    /// flags): the experimental ones (coverage, prereq_slots, markup, max_term_df,
+    /// min_coverage, ...) and tuning knobs without a flag (seed_k, graph_weight, ...); names
+    /// and ranges in docs/evaluation.md, "Parameters".
+    #[arg(long = "set", value_name = "NAME=VALUE", help_heading = "Experimental")]
+    pub set: Vec<String>,
 }
 
 /// Arguments of `gos stats`.
@@ -332,19 +355,17 @@ pub struct EvalArgs {
     /// in-sample and out-of-fold figures.
     #[arg(long, value_name = "K")]
     pub cv: Option<usize>,
-    /// A swept parameter, NAME=V1,V2,... (repeatable; the grid is their product). Names:
-    /// seed_k, pool_k, restart_prob, graph_weight, lexical_weight, dense_weight, name_weight,
-    /// top_n, min_seed_score, min_dense_score, min_relative_score, prereq_slots,
-    /// prereq_anchors, prereq_min_ratio, coverage, coverage_relevance, facet_seeds,
-    /// max_term_df, markup, code_boost, name_boost, description_boost, meta_boost,
-    /// headings_boost, body_boost, min_coverage. List the
-    /// default first: ties keep the earlier value.
+    /// A swept parameter, NAME=V1,V2,... (repeatable; the grid is their product): a numeric
+    /// parameter of the registry (gos_core::param), e.g. seed_k, restart_prob, graph_weight,
+    /// top_n, min_seed_score, prereq_slots, coverage (0/1), markup (0 keep, 1 strip, 2
+    /// strip-code), max_term_df, code_boost, name_boost, min_coverage. List the default
+    /// first: ties keep the earlier value.
     #[arg(long, value_name = "NAME=V1,V2,...", requires = "cv")]
     pub sweep: Vec<String>,
-    /// Metric the cross-validation maximizes (a per-task metric of report.json, e.g.
-    /// recall_available, completeness, mrr_at_10).
-    #[arg(long, value_name = "METRIC", default_value = gos_eval::cv::DEFAULT_CV_METRIC, requires = "cv")]
-    pub cv_metric: String,
+    /// Metric the cross-validation optimizes (a per-task metric of report.json, e.g.
+    /// recall_available, completeness, mrr_at_10; costs such as bundle_size are minimized).
+    #[arg(long, value_name = "METRIC", default_value_t = gos_eval::cv::DEFAULT_CV_METRIC, requires = "cv")]
+    pub cv_metric: gos_eval::Metric,
 
     // Pipeline arms, `pipeline:NAME` (issue 15, docs/pipelines.md).
     /// Models of the pipeline arms' stages.
@@ -353,8 +374,9 @@ pub struct EvalArgs {
     /// LLM endpoint of the pipeline arms' LLM stages (without one they fall back).
     #[command(flatten)]
     pub llm: LlmArgs,
-    /// Set a retrieval parameter for every arm, NAME=V (repeatable; the --sweep names, e.g.
-    /// prereq_slots=1 or coverage=1), to compare arms at a value chosen by --cv.
+    /// Set a retrieval parameter for every arm, NAME=VALUE (repeatable; any name of the
+    /// parameter registry, e.g. prereq_slots=1, coverage=true or mode=one-hop), to compare
+    /// arms at a value chosen by --cv.
     #[arg(long = "set", value_name = "NAME=V")]
     pub set: Vec<String>,
 }
@@ -387,17 +409,17 @@ pub struct SynthArgs {
 pub struct DenseArgs {
     /// Fusion of hybrid seeds: weighted:W (W = weight of the min-max normalized BM25 list,
     /// the rest for the dense list), rrf (reciprocal rank fusion, k = 60) or rrf:K.
-    #[arg(long, default_value_t = Fusion::default(), value_parser = fusion)]
+    #[arg(long, help_heading = "Seeds", default_value_t = Fusion::default(), value_parser = fusion)]
     pub fusion: Fusion,
     /// Weight of the dense (cosine) evidence in the final score, next to graph 0.5 and BM25 1.0.
-    #[arg(long, default_value_t = rerank::DEFAULT_DENSE_WEIGHT, value_parser = finite, allow_negative_numbers = true)]
+    #[arg(long, help_heading = "Rerank", default_value_t = rerank::DEFAULT_DENSE_WEIGHT, value_parser = finite, allow_negative_numbers = true)]
     pub dense_weight: f64,
     /// Also embed each passage of the task (paragraphs, list items) and score a skill by its
     /// best cosine over them.
-    #[arg(long)]
+    #[arg(long, help_heading = "Seeds")]
     pub query_chunks: bool,
     /// Sentence encoder for the query (default: the model the workspace was built with).
-    #[arg(long, env = "GOS_MODEL_DIR")]
+    #[arg(long, help_heading = "Models", env = "GOS_MODEL_DIR")]
     pub model_dir: Option<PathBuf>,
 }
 
@@ -407,31 +429,32 @@ pub struct CrossEncoderArgs {
     /// Cross-encoder model directory in Hugging Face layout (config.json, tokenizer.json,
     /// model.safetensors): a BERT (ms-marco MiniLM) or XLM-RoBERTa (bge-reranker) sequence
     /// classifier.
-    #[arg(long, env = "GOS_RERANKER_DIR")]
+    #[arg(long, help_heading = "Models", env = "GOS_RERANKER_DIR")]
     pub reranker_dir: Option<PathBuf>,
     /// Candidates scored by the cross-encoder (the top R after field-evidence reranking).
-    #[arg(long, default_value_t = rerank::DEFAULT_TOP, value_parser = at_least_one)]
+    #[arg(long, help_heading = "Rerank", default_value_t = rerank::DEFAULT_TOP, value_parser = at_least_one)]
     pub rerank_top: usize,
     /// Characters of each candidate's text (name, description, body) given to the
     /// cross-encoder.
-    #[arg(long, default_value_t = rerank::DEFAULT_MAX_CHARS, value_parser = at_least_one)]
+    #[arg(long, help_heading = "Rerank", default_value_t = rerank::DEFAULT_MAX_CHARS, value_parser = at_least_one)]
     pub rerank_max_chars: usize,
     /// Weight of the cross-encoder probability in the final score, in [0, 1]; the rest is the
     /// normalized graph and field-evidence score (1 = cross-encoder alone).
-    #[arg(long, default_value_t = rerank::DEFAULT_WEIGHT, value_parser = unit_interval)]
-    pub ce_weight: f64,
+    #[arg(long, help_heading = "Rerank", alias = "ce-weight", default_value_t = rerank::DEFAULT_WEIGHT, value_parser = unit_interval)]
+    pub rerank_weight: f64,
     /// Share of the bundle's positions kept for graph-added prerequisites that were in the
     /// bundle before the cross-encoder, in [0, 1].
-    #[arg(long, default_value_t = rerank::DEFAULT_RESERVED_SHARE, value_parser = unit_interval)]
-    pub ce_reserved_share: f64,
+    #[arg(long, help_heading = "Rerank", alias = "ce-reserved-share", default_value_t = rerank::DEFAULT_RESERVED_SHARE, value_parser = unit_interval)]
+    pub rerank_reserved_share: f64,
     /// Device of the neural models (query encoder and cross-encoder): cpu, cuda or cuda:N
     /// (cuda needs a build with `--features cuda`).
-    #[arg(long, default_value = "cpu", value_parser = device)]
+    #[arg(long, help_heading = "Models", default_value = "cpu", value_parser = device)]
     pub device: String,
 }
 
 /// Endpoint flags (any OpenAI-compatible chat completions server; see docs/llm.md).
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "LLM")]
 pub struct LlmArgs {
     /// Base URL of an OpenAI-compatible API, ending before /chat/completions
     /// (e.g. https://api.openai.com/v1, http://127.0.0.1:8000/v1). Key: GOS_LLM_API_KEY.
@@ -444,8 +467,8 @@ pub struct LlmArgs {
     #[arg(long, value_name = "PATH")]
     pub llm_cache: Option<PathBuf>,
     /// Seconds before one HTTP attempt times out.
-    #[arg(long, default_value_t = gos_llm::config::DEFAULT_TIMEOUT_S, value_parser = finite)]
-    pub llm_timeout_s: f64,
+    #[arg(long, alias = "llm-timeout-s", default_value_t = gos_llm::config::DEFAULT_TIMEOUT_S, value_parser = finite)]
+    pub llm_timeout_secs: f64,
     /// Extra attempts on 429, 5xx, timeouts and connection errors (exponential backoff).
     #[arg(long, default_value_t = gos_llm::config::DEFAULT_RETRIES)]
     pub llm_retries: u32,
@@ -474,12 +497,17 @@ pub struct LlmBuildArgs {
     pub llm_min_confidence: f64,
 }
 
+mod agents;
 mod library;
+mod models;
 mod pipeline;
 mod query;
+mod registry;
 mod serve;
 
+pub use agents::{HookArgs, HookHarness, InstallArgs, InstallHarness, InstallScope, UninstallArgs};
 pub use library::{CompletionsArgs, ExportArgs, ExportFormat, LibraryArgs, LintArgs, ShowArgs};
+pub use models::{ModelsArgs, ModelsCacheArgs, ModelsCommand, ModelsListArgs, ModelsPullArgs};
 pub use pipeline::StageModelArgs;
 pub use serve::{McpArgs, ServeArgs, ServedWorkspaceArgs};
 

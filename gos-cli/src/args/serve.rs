@@ -52,8 +52,13 @@ pub struct ServeArgs {
     /// Seconds a request may run before it gets a 503.
     #[arg(long, default_value_t = 30, value_parser = at_least_one)]
     pub timeout_secs: usize,
-    /// Host name the /mcp endpoint accepts besides the loopback names (repeatable; needed
-    /// when clients reach the server by another name).
+    /// Host name every route accepts in Host and Origin besides the loopback names and the
+    /// bound address (repeatable; needed when clients reach the server by another name).
     #[arg(long)]
     pub allow_host: Vec<String>,
+    /// File holding the bearer token every request must send as `Authorization: Bearer
+    /// TOKEN` (the environment variable GOS_TOKEN is the other source). Required when
+    /// --addr is not a loopback address.
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<std::path::PathBuf>,
 }

@@ -54,6 +54,21 @@ pub enum EdgeProvenance {
     Llm,
     /// The consumer's frontmatter declares the producer (`requires: x`, `dependencies: [x]`).
     Declared,
+    /// Mutual nearest neighbours by the cosine of the two skills' stored vectors, with shared
+    /// specific terms (semantic edges of a workspace with vectors; `gos_build::semantic`).
+    Vector,
+    /// Mutual nearest neighbours by BM25 similarity of name and description (semantic edges of
+    /// a lexical workspace; `gos_build::semantic`).
+    Bm25,
+    /// Members of one near-duplicate group (`duplicates.json`; alternative edges).
+    Duplicate,
+    /// The same inputs and outputs and close descriptions (alternative edges;
+    /// `gos_build::alternative`).
+    SameJob,
+    /// The text of one skill orders it against another explicitly ("run `x` first", "then
+    /// use the `y` skill", numbered steps naming both): workflow edges,
+    /// `gos_build::workflow`.
+    Sequence,
 }
 
 impl EdgeProvenance {
@@ -64,7 +79,24 @@ impl EdgeProvenance {
             EdgeProvenance::Mention => "mention",
             EdgeProvenance::Llm => "llm",
             EdgeProvenance::Declared => "declared",
+            EdgeProvenance::Vector => "vector",
+            EdgeProvenance::Bm25 => "bm25",
+            EdgeProvenance::Duplicate => "duplicate",
+            EdgeProvenance::SameJob => "same_job",
+            EdgeProvenance::Sequence => "sequence",
         }
+    }
+
+    /// Whether the edge comes from a similarity rule (vector, BM25, duplicate group, same
+    /// job): the semantic and alternative edges an LLM validator may confirm.
+    pub fn is_similarity(self) -> bool {
+        matches!(
+            self,
+            EdgeProvenance::Vector
+                | EdgeProvenance::Bm25
+                | EdgeProvenance::Duplicate
+                | EdgeProvenance::SameJob
+        )
     }
 }
 
@@ -144,6 +176,32 @@ impl SkillGraph {
         true
     }
 
+    /// Put `edge` in place of the existing edge of its type between its endpoints (in either
+    /// direction when `either_direction`), keeping the existing edge's direction; returns the
+    /// replaced edge, or `None` (and changes nothing) when there is none. Used when an LLM
+    /// validator confirms an edge a deterministic rule made (`gos_build::llm`).
+    pub fn replace_edge(
+        &mut self,
+        mut edge: SkillEdge,
+        either_direction: bool,
+    ) -> Option<SkillEdge> {
+        let (&s, &t) = (self.index.get(&edge.source)?, self.index.get(&edge.target)?);
+        let find = |g: &DiGraph<String, SkillEdge>, a: NodeIndex, b: NodeIndex| {
+            g.edges_connecting(a, b)
+                .find(|e| e.weight().edge_type == edge.edge_type)
+                .map(|e| petgraph::visit::EdgeRef::id(&e))
+        };
+        let (existing, reversed) = match find(&self.graph, s, t) {
+            Some(e) => (e, false),
+            None if either_direction => (find(&self.graph, t, s)?, true),
+            None => return None,
+        };
+        if reversed {
+            std::mem::swap(&mut edge.source, &mut edge.target);
+        }
+        Some(std::mem::replace(&mut self.graph[existing], edge))
+    }
+
     /// Number of nodes.
     pub fn node_count(&self) -> usize {
         self.graph.node_count()
@@ -194,6 +252,12 @@ impl SkillGraph {
             .map(|e| (petgraph::visit::EdgeRef::target(&e).index(), e.weight()))
     }
 
+    /// Degree (in + out) of node `i` counting only edges of type `t`.
+    pub fn degree_of_type(&self, i: usize, t: EdgeType) -> usize {
+        self.incoming(i).filter(|(_, e)| e.edge_type == t).count()
+            + self.outgoing(i).filter(|(_, e)| e.edge_type == t).count()
+    }
+
     /// Total degree (in + out) of node `i`.
     pub fn degree(&self, i: usize) -> usize {
         self.incoming(i).count() + self.outgoing(i).count()
@@ -203,6 +267,13 @@ impl SkillGraph {
     pub fn isolated_count(&self) -> usize {
         (0..self.node_count())
             .filter(|&i| self.degree(i) == 0)
+            .count()
+    }
+
+    /// Number of nodes with no edge of type `t` (nodes isolated in the subgraph of that type).
+    pub fn isolated_count_of_type(&self, t: EdgeType) -> usize {
+        (0..self.node_count())
+            .filter(|&i| self.degree_of_type(i, t) == 0)
             .count()
     }
 
@@ -275,5 +346,22 @@ mod tests {
         let round = SkillGraph::from_file(g.to_file(1)).unwrap();
         assert_eq!(round.to_file(1), g.to_file(1));
         assert_eq!(round.isolated_count(), 0);
+        assert_eq!(round.isolated_count_of_type(EdgeType::Dependency), 0);
+        assert_eq!(round.isolated_count_of_type(EdgeType::Semantic), 2);
+        assert_eq!(round.degree_of_type(0, EdgeType::Workflow), 1);
+    }
+
+    #[test]
+    fn new_provenances_use_their_lowercase_json_names() {
+        for (p, name) in [
+            (EdgeProvenance::Vector, "vector"),
+            (EdgeProvenance::Bm25, "bm25"),
+            (EdgeProvenance::Duplicate, "duplicate"),
+            (EdgeProvenance::SameJob, "same_job"),
+            (EdgeProvenance::Sequence, "sequence"),
+        ] {
+            assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
+            assert_eq!(p.as_str(), name);
+        }
     }
 }

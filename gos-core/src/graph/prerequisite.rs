@@ -31,6 +31,10 @@ pub enum Link {
     PrerequisiteOf,
     /// The candidate is the edge's target: it "follows" the other skill.
     Follows,
+    /// A semantic edge, either direction: "related to" the other skill.
+    RelatedTo,
+    /// An alternative edge, either direction: "alternative to" the other skill.
+    AlternativeTo,
 }
 
 impl Link {
@@ -39,32 +43,45 @@ impl Link {
         match self {
             Link::PrerequisiteOf => "prerequisite of",
             Link::Follows => "follows",
+            Link::RelatedTo => "related to",
+            Link::AlternativeTo => "alternative to",
         }
     }
 }
 
 /// The edge between `node` and one of the nodes `above` (better-ranked candidates, in rank
-/// order) that a reason names: the other node, the direction, and the edge. A declared edge
-/// ([`EdgeProvenance::Declared`]) to any of `above` outranks every inferred one; otherwise the
-/// first edge (of any type) to the best-ranked linked candidate. For the same other node, an
-/// edge leaving `node` wins over one entering it. Cost: O(|above| x degree of `node`).
+/// order) that a reason names: the other node, the link, and the edge. A declared edge
+/// ([`EdgeProvenance::Declared`]) to any of `above` outranks every inferred one; then the
+/// first directed edge (dependency, workflow) to the best-ranked linked candidate; then the
+/// first symmetric one (semantic: [`Link::RelatedTo`], alternative: [`Link::AlternativeTo`]).
+/// For the same other node, an edge leaving `node` wins over one entering it. Cost:
+/// O(|above| x degree of `node`).
 pub fn link_to<I>(graph: &SkillGraph, node: usize, above: I) -> Option<(usize, Link, &SkillEdge)>
 where
     I: IntoIterator<Item = usize> + Clone,
 {
-    let first = |declared_only: bool| {
-        let keep = move |e: &SkillEdge| !declared_only || e.provenance == EdgeProvenance::Declared;
+    let symmetric =
+        |e: &SkillEdge| matches!(e.edge_type, EdgeType::Semantic | EdgeType::Alternative);
+    let link = |e: &SkillEdge, out: bool| match e.edge_type {
+        EdgeType::Semantic => Link::RelatedTo,
+        EdgeType::Alternative => Link::AlternativeTo,
+        _ if out => Link::PrerequisiteOf,
+        _ => Link::Follows,
+    };
+    let first = |keep: &dyn Fn(&SkillEdge) -> bool| {
         above.clone().into_iter().find_map(|a| {
             if let Some((_, e)) = graph.outgoing(node).find(|(t, e)| *t == a && keep(e)) {
-                return Some((a, Link::PrerequisiteOf, e));
+                return Some((a, link(e, true), e));
             }
             graph
                 .incoming(node)
                 .find(|(s, e)| *s == a && keep(e))
-                .map(|(_, e)| (a, Link::Follows, e))
+                .map(|(_, e)| (a, link(e, false), e))
         })
     };
-    first(true).or_else(|| first(false))
+    first(&|e| e.provenance == EdgeProvenance::Declared)
+        .or_else(|| first(&|e| !symmetric(e)))
+        .or_else(|| first(&symmetric))
 }
 
 #[cfg(test)]
@@ -97,5 +114,32 @@ mod tests {
         g.add_edge(edge("b", "c", EdgeProvenance::Mention));
         let (other, link, _) = link_to(&g, 2, above).unwrap();
         assert_eq!((other, link), (0, Link::PrerequisiteOf));
+    }
+
+    #[test]
+    fn a_dependency_edge_outranks_a_semantic_one_and_alternatives_are_never_prerequisites() {
+        let mut g = SkillGraph::new(["a", "b", "c"].map(String::from));
+        g.add_edge(SkillEdge {
+            edge_type: EdgeType::Semantic,
+            provenance: EdgeProvenance::Vector,
+            ..edge("c", "a", EdgeProvenance::Io)
+        });
+        g.add_edge(SkillEdge {
+            edge_type: EdgeType::Alternative,
+            provenance: EdgeProvenance::Duplicate,
+            ..edge("b", "c", EdgeProvenance::Io)
+        });
+        // Only symmetric edges: the best-ranked one (a, semantic) names the link.
+        let (other, link, _) = link_to(&g, 2, [0, 1]).unwrap();
+        assert_eq!((other, link.as_str()), (0, "related to"));
+        let (other, link, _) = link_to(&g, 2, [1]).unwrap();
+        assert_eq!((other, link), (1, Link::AlternativeTo));
+        assert_eq!(prerequisites(&g, 2).count(), 0);
+        assert_eq!(prerequisites(&g, 0).count(), 0);
+        // A dependency edge to a worse-ranked candidate wins over the semantic edge.
+        g.add_edge(edge("b", "c", EdgeProvenance::Io));
+        let (other, link, _) = link_to(&g, 2, [0, 1]).unwrap();
+        assert_eq!((other, link), (1, Link::Follows));
+        assert_eq!(prerequisites(&g, 2).collect::<Vec<_>>(), vec![(1, 0.8)]);
     }
 }

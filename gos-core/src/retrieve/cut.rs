@@ -11,15 +11,29 @@
 //! - **gap** ([`BundleCut::min_step_ratio`]): a candidate whose score is below this share of
 //!   the score just above it ends the bundle (a cliff in the scores).
 //!
-//! Both default to 0 (off: the bundle is the first `top_n` eligible candidates, as before);
-//! the values to use are chosen by cross-validation on DEV (docs/evaluation.md). The first
+//! Defaults: floor [`DEFAULT_BUNDLE_FLOOR`] 0.2, gap [`DEFAULT_BUNDLE_GAP`] 0.5, one setting
+//! for every seed source. Chosen by 4-fold cross-validation over the 48 DEV tasks on the real
+//! library, lexical and hybrid seeds together: the best mean F2 (equivalent metrics) among the
+//! settings that lose at most 0.01 of bundle recall with either seed source; every fold chose
+//! gap 0.5 and the floors 0, 0.2, 0.2, 0.4. Out of fold, precision (equivalent) rose from
+//! 0.227 to 0.410 (hybrid) and 0.237 to 0.351 (lexical) at recall 0.746 and 0.776
+//! (docs/graph-quality.md, "Session 7: the default bundle"). The first
 //! candidate is always kept: whether anything is relevant at all is the relevance floors'
 //! decision ([`crate::relevance`]), not the cut's.
 
+use crate::graph::{EdgeType, SkillGraph};
 use crate::rerank::RankedSkill;
+use std::collections::HashSet;
 
-/// The adaptive cut's floors, each a share in [0, 1]; 0 turns a rule off.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// Default [`BundleCut::min_step_ratio`]: 0.5 (module docs).
+pub const DEFAULT_BUNDLE_GAP: f64 = 0.5;
+
+/// Default [`BundleCut::min_top_ratio`]: 0.2 (module docs).
+pub const DEFAULT_BUNDLE_FLOOR: f64 = 0.2;
+
+/// The adaptive cut's floors, each a share in [0, 1]; 0 turns a rule off. Default: floor
+/// [`DEFAULT_BUNDLE_FLOOR`], gap [`DEFAULT_BUNDLE_GAP`].
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BundleCut {
     /// Least final score, as a share of the best final score, of a bundle skill.
     pub min_top_ratio: f64,
@@ -28,7 +42,22 @@ pub struct BundleCut {
     pub min_step_ratio: f64,
 }
 
+impl Default for BundleCut {
+    fn default() -> Self {
+        BundleCut {
+            min_top_ratio: DEFAULT_BUNDLE_FLOOR,
+            min_step_ratio: DEFAULT_BUNDLE_GAP,
+        }
+    }
+}
+
 impl BundleCut {
+    /// Both rules off: the bundle is the first `top_n` eligible candidates.
+    pub const OFF: BundleCut = BundleCut {
+        min_top_ratio: 0.0,
+        min_step_ratio: 0.0,
+    };
+
     /// Whether both rules are off.
     pub fn is_off(&self) -> bool {
         self.min_top_ratio <= 0.0 && self.min_step_ratio <= 0.0
@@ -45,13 +74,53 @@ impl BundleCut {
         if self.is_off() || top.is_nan() || top <= 0.0 {
             return eligible;
         }
+        // A candidate the graph brought in (outside the first-stage pool) is never the cut
+        // point: its score is its consumer's relevance passed on, not its own, and a cliff
+        // before it is the graph's doing (a prerequisite ranks below what needs it).
         (1..eligible)
             .find(|&i| {
                 let s = ranked[i].score;
-                s < self.min_top_ratio * top || s < self.min_step_ratio * ranked[i - 1].score
+                ranked[i].pool_rank.is_some()
+                    && (s < self.min_top_ratio * top
+                        || s < self.min_step_ratio * ranked[i - 1].score)
             })
             .unwrap_or(eligible)
     }
+}
+
+/// After the cut: the candidates of `pool[kept..]` that are prerequisites of a kept skill (a
+/// dependency or workflow edge from them to it, followed through rescued prerequisites too)
+/// move up to just after the kept ones, in rank order; returns the new number kept.
+///
+/// Why: the first-stage pool also holds a task's unnamed prerequisites, ranked low because
+/// the task does not name them (fixtures/library's chains: `geo/shapefile-reader` at rank 3
+/// and `geo/geojson-reproject` at rank 8 of a choropleth task), and a cliff in the scores
+/// before them would otherwise end the bundle before the graph's reason to keep them is read.
+/// Cost: one pass over the out-edges of `pool[kept..]` per rescued layer.
+pub fn keep_prerequisites(graph: &SkillGraph, pool: &mut [RankedSkill], kept: usize) -> usize {
+    let kept = kept.min(pool.len());
+    let mut inside: HashSet<usize> = pool[..kept].iter().map(|r| r.node).collect();
+    let mut rescued = 0;
+    loop {
+        let before = rescued;
+        for r in &pool[kept..] {
+            let feeds_a_kept_skill = !inside.contains(&r.node)
+                && graph.outgoing(r.node).any(|(to, e)| {
+                    matches!(e.edge_type, EdgeType::Dependency | EdgeType::Workflow)
+                        && inside.contains(&to)
+                });
+            if feeds_a_kept_skill {
+                inside.insert(r.node);
+                rescued += 1;
+            }
+        }
+        if rescued == before {
+            break;
+        }
+    }
+    // Stable: the rescued keep their rank order, and so do the others.
+    pool[kept..].sort_by_key(|r| !inside.contains(&r.node));
+    kept + rescued
 }
 
 #[cfg(test)]
@@ -62,15 +131,35 @@ mod tests {
         scores
             .iter()
             .enumerate()
-            .map(|(i, &s)| RankedSkill::scored(i, s))
+            .map(|(i, &s)| RankedSkill {
+                pool_rank: Some(i + 1),
+                ..RankedSkill::scored(i, s)
+            })
             .collect()
+    }
+
+    /// Scores 2.0 (pool), 0.6 (brought by the graph), 0.5 (pool), 0.1 (pool): the
+    /// prerequisite at 0.6 is past a cliff (0.3 of the score above) but stays; the next pool
+    /// candidate (0.5 / 0.6 = 0.83) stays; 0.1 / 0.5 = 0.2 ends the bundle at three.
+    #[test]
+    fn a_skill_the_graph_brought_in_is_never_the_cut_point() {
+        let mut r = ranked(&[2.0, 0.6, 0.5, 0.1]);
+        r[1].pool_rank = None;
+        let gap = BundleCut {
+            min_top_ratio: 0.0,
+            min_step_ratio: 0.5,
+        };
+        assert_eq!(gap.keep(&r, 4), 3);
+        r[1].pool_rank = Some(2);
+        assert_eq!(gap.keep(&r, 4), 1);
     }
 
     #[test]
     fn the_floor_and_the_gap_end_the_bundle() {
         let r = ranked(&[2.0, 1.8, 1.1, 1.0, 0.3, 0.29]);
-        assert_eq!(BundleCut::default().keep(&r, 6), 6);
-        assert_eq!(BundleCut::default().keep(&r, 4), 4);
+        assert_eq!(BundleCut::OFF.keep(&r, 6), 6);
+        assert_eq!(BundleCut::OFF.keep(&r, 4), 4);
+        assert_ne!(BundleCut::default(), BundleCut::OFF);
         let floor = BundleCut {
             min_top_ratio: 0.5,
             min_step_ratio: 0.0,
@@ -90,6 +179,40 @@ mod tests {
         };
         // 0.3 / 1.0 = 0.3 < 0.5.
         assert_eq!(both.keep(&r, 6), 4);
+    }
+
+    /// Chain a -> b -> c (a feeds b, b feeds c); c is kept, the cut fell before b and a, and x
+    /// (unlinked) sits between them: b and a move up, x stays out.
+    #[test]
+    fn prerequisites_of_kept_skills_come_back_after_the_cut() {
+        use crate::graph::{EdgeProvenance, SkillEdge};
+        let ids = ["c", "x", "a", "b", "y"];
+        let mut g = SkillGraph::new(ids.iter().map(|s| s.to_string()));
+        for (from, to, ty) in [
+            ("a", "b", EdgeType::Dependency),
+            ("b", "c", EdgeType::Workflow),
+            ("y", "c", EdgeType::Semantic),
+        ] {
+            assert!(g.add_edge(SkillEdge {
+                source: from.into(),
+                target: to.into(),
+                edge_type: ty,
+                weight: 1.0,
+                provenance: EdgeProvenance::Io,
+                evidence: String::new(),
+            }));
+        }
+        let mut pool: Vec<RankedSkill> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, _)| RankedSkill::scored(i, 5.0 - i as f64))
+            .collect();
+        let kept = keep_prerequisites(&g, &mut pool, 1);
+        assert_eq!(kept, 3);
+        let order: Vec<usize> = pool.iter().map(|r| r.node).collect();
+        // c, then b (feeds c) and a (feeds b) in rank order, then x and y (semantic: no).
+        assert_eq!(order, [0, 2, 3, 1, 4]);
+        assert_eq!(keep_prerequisites(&g, &mut pool, 5), 5);
     }
 
     #[test]

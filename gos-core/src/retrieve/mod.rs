@@ -20,7 +20,10 @@ mod options;
 mod reason;
 
 pub use cut::BundleCut;
-pub use options::{DEFAULT_COLLAPSE_DUPLICATES, RetrieveOptions};
+pub use options::{
+    DEFAULT_COLLAPSE_ALTERNATIVES, DEFAULT_COLLAPSE_DUPLICATES, DEFAULT_KEEP_PREREQUISITES,
+    DEFAULT_MIN_SKILL_COSINE, RetrieveOptions,
+};
 
 pub use crate::diffuse::RetrievalMode;
 pub use crate::relevance::DenseFloor;
@@ -170,7 +173,7 @@ impl Retriever {
                 ),
             });
         };
-        if dense.info.model != embedder.model_id() {
+        if !crate::index::dense::same_model(&dense.info.model, embedder.model_id()) {
             return Err(Error::InvalidOption {
                 name: "Retriever::encoder",
                 reason: format!(
@@ -310,7 +313,8 @@ impl Retriever {
             .then(|| coverage::Prepared::new(self.ws.lexical(), text, &opts.coverage))
             .transpose()?;
         facets.iter().for_each(|f| f.seed(&mut p));
-        let graph_scores = diffuse::for_mode(opts.mode, &self.ws, &opts.ppr).diffuse(&p);
+        let graph_scores =
+            diffuse::for_mode(opts.mode, &self.ws, &opts.ppr, &opts.edge_weights).diffuse(&p);
         let t_diffuse = ms(t);
 
         let t = Instant::now();
@@ -324,7 +328,12 @@ impl Retriever {
             text: &text_view,
         };
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
-        let alternates = collapse::collapse(&self.ws, &mut ranked, opts.collapse_duplicates);
+        let alternates = collapse::collapse(
+            &self.ws,
+            &mut ranked,
+            opts.collapse_duplicates,
+            opts.collapse_alternatives,
+        );
         let t_rerank = ms(t);
         let floors = opts.floors(self.ws.graph().node_count());
         let eligible = relevance::eligible(&ranked, floors.min_relative_score);
@@ -353,11 +362,24 @@ impl Retriever {
                 .then(|| first.dense.first().map_or(0.0, |h| h.1)),
             coverage: lexical_coverage.overlap,
         };
-        let eligible = opts.bundle_cut.keep(&ranked, eligible);
+        // The bundle's candidates: the eligible ones with lexical or dense support (the ranked
+        // list keeps the others), then the adaptive cut. Copied only when something drops
+        // out or moves.
+        let mut pool = std::borrow::Cow::Borrowed(&ranked[..eligible]);
+        if !pool
+            .iter()
+            .all(|r| collapse::is_supported(r, opts.min_skill_cosine))
+        {
+            collapse::drop_unsupported(pool.to_mut(), opts.min_skill_cosine);
+        }
+        let mut eligible = opts.bundle_cut.keep(&pool, pool.len());
+        if opts.keep_prerequisites && opts.mode != RetrievalMode::NoGraph {
+            eligible = cut::keep_prerequisites(g, pool.to_mut(), eligible);
+        }
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {
             Decision::Hit { eligible } => {
-                let eligible = &ranked[..eligible];
+                let eligible = &pool[..eligible];
                 let selection = hydrate::select(
                     &self.ws,
                     eligible,

@@ -24,8 +24,11 @@ use crate::error::{Error, Result};
 use std::str::FromStr;
 
 /// Where the first-stage pool comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum SeedSource {
     /// Hybrid when the retriever has a query encoder for the workspace's vectors, else lexical.
     #[default]

@@ -14,6 +14,15 @@ use std::path::Path;
 /// File name of the groups inside a workspace.
 pub const DUPLICATES_FILE: &str = "duplicates.json";
 
+/// File name of the alternative groups inside a workspace (`gos_build::alternative`).
+pub const ALTERNATIVES_FILE: &str = "alternatives.json";
+
+/// The part of `alternatives.json` read at query time.
+#[derive(Deserialize)]
+struct StoredGroups {
+    groups: Vec<Vec<String>>,
+}
+
 /// The groups as stored: ids, each group sorted, groups sorted by their first id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DuplicateGroups {
@@ -73,7 +82,7 @@ impl NodeGroups {
     /// parse, and see [`NodeGroups::new`].
     pub fn load(dir: &Path, ids: &[&str]) -> Result<Self> {
         let path = dir.join(DUPLICATES_FILE);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match std::fs::read(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(NodeGroups {
@@ -81,14 +90,84 @@ impl NodeGroups {
                     groups: 0,
                 });
             }
-            Err(source) => return Err(Error::Io { path, source }),
+            Err(source) => return Err(Error::read(&path, source)),
         };
         let stored: DuplicateGroups =
-            serde_json::from_str(&text).map_err(|source| Error::Json {
+            serde_json::from_slice(&text).map_err(|source| Error::Json {
                 path: path.clone(),
                 source,
             })?;
         NodeGroups::new(&stored, ids, &path)
+    }
+
+    /// Read the alternative groups ([`ALTERNATIVES_FILE`], written by `gos build`: the
+    /// connected components of the alternative edges) from `dir` for nodes `ids`, merged with
+    /// `duplicates`: two nodes share a group when a chain of shared groups of either kind joins
+    /// them. Without the file the result equals `duplicates`.
+    ///
+    /// # Errors
+    /// As [`NodeGroups::load`], naming [`ALTERNATIVES_FILE`].
+    pub fn load_alternatives(dir: &Path, ids: &[&str], duplicates: &NodeGroups) -> Result<Self> {
+        let path = dir.join(ALTERNATIVES_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(duplicates.clone()),
+            Err(source) => return Err(Error::Io { path, source }),
+        };
+        let stored: StoredGroups = serde_json::from_str(&text).map_err(|source| Error::Json {
+            path: path.clone(),
+            source,
+        })?;
+        let alternatives = NodeGroups::new(
+            &DuplicateGroups {
+                method: String::new(),
+                threshold: 0.0,
+                groups: stored.groups,
+            },
+            ids,
+            &path,
+        )?;
+        Ok(duplicates.merged(&alternatives))
+    }
+
+    /// The union of two groupings of the same nodes (module docs of
+    /// [`NodeGroups::load_alternatives`]); groups are numbered by their first node.
+    pub fn merged(&self, other: &NodeGroups) -> NodeGroups {
+        let n = self.group.len().max(other.group.len());
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for g in [self, other] {
+            let mut first: HashMap<u32, usize> = HashMap::new();
+            for (node, grp) in g.group.iter().enumerate() {
+                if let Some(grp) = grp {
+                    let a = *first.entry(*grp).or_insert(node);
+                    let (ra, rb) = (root(&mut parent, a), root(&mut parent, node));
+                    parent[ra.max(rb)] = ra.min(rb);
+                }
+            }
+        }
+        let in_group =
+            |node: usize| self.group_of(node).is_some() || other.group_of(node).is_some();
+        let mut number: HashMap<usize, u32> = HashMap::new();
+        let group = (0..n)
+            .map(|node| {
+                in_group(node).then(|| {
+                    let r = root(&mut parent, node);
+                    let next = number.len() as u32;
+                    *number.entry(r).or_insert(next)
+                })
+            })
+            .collect();
+        NodeGroups {
+            group,
+            groups: number.len(),
+        }
     }
 
     /// Number of groups.
@@ -163,6 +242,25 @@ mod tests {
         let alt = g.collapse(&mut r, |&n| n);
         assert_eq!(r, vec![2, 1, 3]);
         assert_eq!(alt, BTreeMap::from([(2, vec![0, 4])]));
+    }
+
+    /// Duplicates {a, c} and alternatives {c, e}, {b, d}: one slot for a, c and e (joined
+    /// through c), one for b and d.
+    #[test]
+    fn alternative_groups_merge_with_duplicate_groups() {
+        let ids = ["a", "b", "c", "d", "e", "f"];
+        let p = Path::new("x");
+        let dup = NodeGroups::new(&stored(&[&["a", "c"]]), &ids, p).unwrap();
+        let alt = NodeGroups::new(&stored(&[&["b", "d"], &["c", "e"]]), &ids, p).unwrap();
+        let m = dup.merged(&alt);
+        assert_eq!(m.len(), 2);
+        let g: Vec<Option<u32>> = (0..6).map(|i| m.group_of(i)).collect();
+        assert_eq!(g, [Some(0), Some(1), Some(0), Some(1), Some(0), None]);
+        let mut r = vec![4, 3, 0, 5, 1, 2];
+        let alternates = m.collapse(&mut r, |&n| n);
+        assert_eq!(r, vec![4, 3, 5]);
+        assert_eq!(alternates, BTreeMap::from([(4, vec![0, 2]), (3, vec![1])]));
+        assert_eq!(dup.merged(&NodeGroups::default()).group_of(2), Some(0));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! | `vectors-VIEW.bin` | skill embeddings of one text view ([`crate::index::dense::vectors`]), when built with a model |
 //! | `hnsw-VIEW.cbor` | HNSW index over them, only for collections above the build's threshold |
 //! | `duplicates.json` | near-duplicate groups ([`duplicates::DuplicateGroups`]), only when the build found any |
+//! | `alternatives.json` | alternative groups (components of the alternative edges; [`duplicates::ALTERNATIVES_FILE`]), only when the build found any |
 //!
 //! Writes are atomic at the directory level ([`commit_dir`]): a build fills a temporary sibling
 //! directory and renames it into place, so an interrupted or failed build leaves the previous
@@ -92,11 +93,15 @@ pub struct Workspace {
     dense: Option<DenseSet>,
     /// Near-duplicate groups (none when `duplicates.json` is absent).
     duplicates: NodeGroups,
+    /// Near-duplicate groups merged with the alternative groups of `alternatives.json`.
+    alternatives: NodeGroups,
 }
 
+/// Parse the JSON file at `path`; bytes that are not UTF-8 or not JSON are a damaged
+/// workspace ([`Error::Json`], whose message says rebuild).
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
-    serde_json::from_str(&text).map_err(|source| Error::Json {
+    let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
+    serde_json::from_slice(&bytes).map_err(|source| Error::Json {
         path: path.to_path_buf(),
         source,
     })
@@ -223,6 +228,7 @@ impl Workspace {
         };
         let ids: Vec<&str> = manifest.nodes.iter().map(|n| n.id.as_str()).collect();
         let duplicates = NodeGroups::load(dir, &ids)?;
+        let alternatives = NodeGroups::load_alternatives(dir, &ids, &duplicates)?;
         Ok(Workspace {
             dir: dir.to_path_buf(),
             info,
@@ -233,6 +239,7 @@ impl Workspace {
             forward_matrix,
             dense,
             duplicates,
+            alternatives,
         })
     }
 
@@ -275,6 +282,12 @@ impl Workspace {
     /// gos that did not look for them).
     pub fn duplicates(&self) -> &NodeGroups {
         &self.duplicates
+    }
+
+    /// The near-duplicate groups merged with the alternative groups (`alternatives.json`):
+    /// what one slot per group spends on ([`NodeGroups::load_alternatives`]).
+    pub fn alternative_groups(&self) -> &NodeGroups {
+        &self.alternatives
     }
 
     /// Directory of the workspace.

@@ -15,7 +15,8 @@ pub use crate::param::{Param, Sweep, grid, parse_sweep};
 
 use crate::arm::Arm;
 use crate::error::{Error, Result};
-use crate::metrics::{PER_TASK_METRICS, TaskScores};
+use crate::metric::Metric;
+use crate::metrics::TaskScores;
 use crate::run::{Models, Progress, run_arms};
 use crate::task::TaskLine;
 use gos_core::{RetrieveOptions, Workspace};
@@ -24,8 +25,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-/// Default selection metric: bundle recall over the available oracles.
-pub const DEFAULT_CV_METRIC: &str = "recall_available";
+/// Default selection metric: bundle recall over the available oracles with near-copies of an
+/// oracle counted as the oracle (issue 22: cross-validation chooses by the equivalent
+/// metrics; the strict recall, `recall_available`, is reported beside it).
+pub const DEFAULT_CV_METRIC: Metric = Metric::RecallAvailableEquiv;
 
 /// 64-bit FNV-1a of `s` (Fowler, Noll and Vo), a fixed hash for fold assignment.
 fn fnv1a(s: &str) -> u64 {
@@ -51,7 +54,7 @@ pub fn assign_folds(ids: &[&str], k: usize) -> Vec<usize> {
 }
 
 /// Mean of `metric` over the tasks `keep` admits, skipping tasks outside its population.
-fn mean_of(scores: &[TaskScores], metric: &str, keep: impl Fn(usize) -> bool) -> Option<f64> {
+fn mean_of(scores: &[TaskScores], metric: Metric, keep: impl Fn(usize) -> bool) -> Option<f64> {
     let values: Vec<f64> = scores
         .iter()
         .enumerate()
@@ -66,8 +69,8 @@ fn mean_of(scores: &[TaskScores], metric: &str, keep: impl Fn(usize) -> bool) ->
 pub struct GridPoint {
     /// The parameter values of the point.
     pub values: Vec<(Param, f64)>,
-    /// Mean over all tasks of each metric of [`PER_TASK_METRICS`].
-    pub means: Vec<(&'static str, Option<f64>)>,
+    /// Mean over all tasks of each metric of [`Metric::PER_TASK`].
+    pub means: Vec<(Metric, Option<f64>)>,
 }
 
 /// What one fold chose.
@@ -91,23 +94,24 @@ pub struct CvReport {
     /// Folds.
     pub k: usize,
     /// Selection metric.
-    pub metric: String,
+    pub metric: Metric,
     /// The points, in grid order.
     pub grid: Vec<GridPoint>,
     /// The point with the best in-sample selection metric (ties: the earlier).
     pub best_in_sample: usize,
     /// Per fold, in fold order.
     pub folds: Vec<FoldChoice>,
-    /// Out-of-fold mean of each metric of [`PER_TASK_METRICS`].
-    pub out_of_fold: Vec<(&'static str, Option<f64>)>,
+    /// Out-of-fold mean of each metric of [`Metric::PER_TASK`].
+    pub out_of_fold: Vec<(Metric, Option<f64>)>,
 }
 
-/// Index of the largest `Some` value (the first on ties), or 0 when all are `None`.
-fn argmax(values: &[Option<f64>]) -> usize {
+/// Index of the best `Some` value of `metric` (the largest, or the smallest for a cost such as
+/// bundle size; the first on ties), or 0 when all are `None`.
+fn argbest(values: &[Option<f64>], metric: Metric) -> usize {
     let mut best: Option<(usize, f64)> = None;
     for (i, v) in values.iter().enumerate() {
         if let Some(v) = *v
-            && best.is_none_or(|(_, b)| v > b)
+            && best.is_none_or(|(_, b)| metric.better(v, b))
         {
             best = Some((i, v));
         }
@@ -116,11 +120,12 @@ fn argmax(values: &[Option<f64>]) -> usize {
 }
 
 /// Run `arm` at every point of `sweeps`' grid over `tasks` and cross-validate the choice of
-/// point with `k` folds on `metric` (a name of [`PER_TASK_METRICS`]). `progress` counts
+/// point with `k` folds on `metric` (one of [`Metric::PER_TASK`]). `progress` counts
 /// `(task, point)` retrievals over the whole sweep.
 ///
 /// # Errors
-/// [`Error::Sweep`] for `k < 2`, more folds than tasks, or an unknown metric; see
+/// [`Error::Sweep`] for `k < 2`, more folds than tasks, or a metric that is not a mean of
+/// per-task values (co-recovery, the latency percentiles); see
 /// [`Param::apply`] and [`run_arms`].
 #[allow(clippy::too_many_arguments)]
 pub fn cross_validate(
@@ -130,7 +135,7 @@ pub fn cross_validate(
     base: &RetrieveOptions,
     sweeps: &[Sweep],
     k: usize,
-    metric: &str,
+    metric: Metric,
     models: Models<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<CvReport> {
@@ -140,10 +145,11 @@ pub fn cross_validate(
             tasks.len()
         )));
     }
-    if !PER_TASK_METRICS.contains(&metric) {
+    if !metric.is_per_task() {
+        let names: Vec<&str> = Metric::PER_TASK.iter().map(|m| m.key()).collect();
         return Err(Error::Sweep(format!(
-            "unknown selection metric `{metric}` (one of {})",
-            PER_TASK_METRICS.join(", ")
+            "selection metric `{metric}` is not a mean of per-task values (one of {})",
+            names.join(", ")
         )));
     }
     let points = grid(sweeps);
@@ -182,9 +188,9 @@ pub fn cross_validate(
         .zip(&per_point)
         .map(|(values, scores)| GridPoint {
             values: values.clone(),
-            means: PER_TASK_METRICS
-                .iter()
-                .map(|&m| (m, mean_of(scores, m, |_| true)))
+            means: Metric::PER_TASK
+                .into_iter()
+                .map(|m| (m, mean_of(scores, m, |_| true)))
                 .collect(),
         })
         .collect();
@@ -192,7 +198,7 @@ pub fn cross_validate(
         .iter()
         .map(|s| mean_of(s, metric, |_| true))
         .collect();
-    let best_in_sample = argmax(&all_means);
+    let best_in_sample = argbest(&all_means, metric);
     let mut choices = Vec::with_capacity(k);
     let mut chosen_of_task = vec![0; tasks.len()];
     for f in 0..k {
@@ -200,7 +206,7 @@ pub fn cross_validate(
             .iter()
             .map(|s| mean_of(s, metric, |i| folds[i] != f))
             .collect();
-        let chosen = argmax(&train);
+        let chosen = argbest(&train, metric);
         for (i, _) in folds.iter().enumerate().filter(|(_, g)| **g == f) {
             chosen_of_task[i] = chosen;
         }
@@ -219,13 +225,13 @@ pub fn cross_validate(
     Ok(CvReport {
         arm: arm.name.clone(),
         k,
-        metric: metric.to_string(),
+        metric,
         grid: grid_points,
         best_in_sample,
         folds: choices,
-        out_of_fold: PER_TASK_METRICS
-            .iter()
-            .map(|&m| (m, mean_of(&out_of_fold, m, |_| true)))
+        out_of_fold: Metric::PER_TASK
+            .into_iter()
+            .map(|m| (m, mean_of(&out_of_fold, m, |_| true)))
             .collect(),
     })
 }
@@ -247,15 +253,22 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 /// The headline metrics of the report tables.
-const SHOWN: [&str; 8] = [
-    "recall_available",
-    "completeness",
-    "precision",
-    "f1",
-    "f2",
-    "hit_at_1",
-    "mrr_at_10",
-    "bundle_size",
+const SHOWN: [Metric; 15] = [
+    Metric::RecallAvailable,
+    Metric::RecallAvailableEquiv,
+    Metric::Completeness,
+    Metric::CompletenessEquiv,
+    Metric::Precision,
+    Metric::PrecisionEquiv,
+    Metric::F1,
+    Metric::F1Equiv,
+    Metric::F2,
+    Metric::F2Equiv,
+    Metric::HitAt1,
+    Metric::HitAt1Equiv,
+    Metric::MrrAt10,
+    Metric::MrrAt10Equiv,
+    Metric::BundleSize,
 ];
 
 impl CvReport {
@@ -293,9 +306,10 @@ impl CvReport {
             "# gos eval sweep: {} with {}-fold cross-validation on {}\n",
             self.arm, self.k, self.metric
         );
-        let _ = writeln!(md, "| point | {} |", SHOWN.join(" | "));
+        let shown: Vec<&str> = SHOWN.iter().map(|m| m.key()).collect();
+        let _ = writeln!(md, "| point | {} |", shown.join(" | "));
         let _ = writeln!(md, "|---|{}", "---:|".repeat(SHOWN.len()));
-        let row = |label: String, means: &[(&'static str, Option<f64>)]| {
+        let row = |label: String, means: &[(Metric, Option<f64>)]| {
             let cells: Vec<String> = SHOWN
                 .iter()
                 .map(|m| fmt(means.iter().find(|(n, _)| n == m).and_then(|(_, v)| *v)))
@@ -337,7 +351,7 @@ mod tests {
     #[test]
     fn sweeps_parse_and_refuse_what_cannot_be_set() {
         let s = parse_sweep("top_n=4, 6,8").unwrap();
-        assert_eq!(s.param, Param::TopN);
+        assert_eq!(s.param, Param::named("top_n").unwrap());
         assert_eq!(s.values, vec![4.0, 6.0, 8.0]);
         let e = parse_sweep("top_n=2.5").unwrap_err().to_string();
         assert!(e.contains("whole number"), "{e}");
@@ -349,8 +363,14 @@ mod tests {
         assert!(parse_sweep("top_n").is_err());
         assert!(parse_sweep("min_seed_score=NaN").is_err());
         let mut o = RetrieveOptions::default();
-        Param::MinSeedScore.apply(&mut o, 4.5).unwrap();
-        Param::GraphWeight.apply(&mut o, 0.25).unwrap();
+        Param::named("min_seed_score")
+            .unwrap()
+            .apply(&mut o, 4.5)
+            .unwrap();
+        Param::named("graph_weight")
+            .unwrap()
+            .apply(&mut o, 0.25)
+            .unwrap();
         assert_eq!((o.min_seed_score, o.rerank.graph), (4.5, 0.25));
     }
 
@@ -361,9 +381,27 @@ mod tests {
             parse_sweep("min_seed_score=0,1,2").unwrap(),
         ]);
         assert_eq!(g.len(), 6);
-        assert_eq!(g[0], vec![(Param::TopN, 4.0), (Param::MinSeedScore, 0.0)]);
-        assert_eq!(g[2], vec![(Param::TopN, 4.0), (Param::MinSeedScore, 2.0)]);
-        assert_eq!(g[3], vec![(Param::TopN, 8.0), (Param::MinSeedScore, 0.0)]);
+        assert_eq!(
+            g[0],
+            vec![
+                (Param::named("top_n").unwrap(), 4.0),
+                (Param::named("min_seed_score").unwrap(), 0.0)
+            ]
+        );
+        assert_eq!(
+            g[2],
+            vec![
+                (Param::named("top_n").unwrap(), 4.0),
+                (Param::named("min_seed_score").unwrap(), 2.0)
+            ]
+        );
+        assert_eq!(
+            g[3],
+            vec![
+                (Param::named("top_n").unwrap(), 8.0),
+                (Param::named("min_seed_score").unwrap(), 0.0)
+            ]
+        );
         assert_eq!(grid(&[]), vec![Vec::new()]);
     }
 
@@ -390,9 +428,13 @@ mod tests {
     }
 
     #[test]
-    fn argmax_prefers_the_earlier_point_on_ties() {
-        assert_eq!(argmax(&[Some(0.5), Some(0.7), Some(0.7)]), 1);
-        assert_eq!(argmax(&[None, Some(0.1)]), 1);
-        assert_eq!(argmax(&[None, None]), 0);
+    fn argbest_prefers_the_earlier_point_on_ties() {
+        let r = Metric::RecallAvailable;
+        assert_eq!(argbest(&[Some(0.5), Some(0.7), Some(0.7)], r), 1);
+        assert_eq!(argbest(&[None, Some(0.1)], r), 1);
+        assert_eq!(argbest(&[None, None], r), 0);
+        // A cost is minimized.
+        let size = Metric::BundleSize;
+        assert_eq!(argbest(&[Some(8.0), Some(4.0), Some(4.0)], size), 1);
     }
 }

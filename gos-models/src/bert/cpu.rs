@@ -6,17 +6,27 @@
 //! Same arithmetic as [`super::encoder::BertEncoder`] plus the pooler and head of
 //! `crate::cross_encoder::bert::BertClassifier` (the query weights carry the 1/sqrt(head width) score
 //! scale), on f32 slices with the kernels of [`super::kernels`]:
-//! - the per-token work runs over blocks of [`BLOCK_ROWS`] rows in parallel on rayon's pool,
-//!   each block's product followed at once by its fused element-wise pass (bias and GELU;
-//!   bias, residual and LayerNorm) while the block is in cache; the feed-forward block keeps
-//!   its `BLOCK_ROWS x intermediate` activations in a block-local buffer;
-//! - attention runs pairs in parallel, each head as two single-threaded products over strided
-//!   views of the packed query/key/value matrix, the context written straight into its
-//!   columns of the output (no head split or merge copies).
+//! - the per-token work runs over blocks of [`BLOCK_ROWS`] rows, each block's product followed
+//!   at once by its fused element-wise pass (bias and GELU; bias, residual and LayerNorm) while
+//!   the block is in cache; the feed-forward block keeps its `BLOCK_ROWS x intermediate`
+//!   activations in a block-local buffer. With many blocks (a batch of pairs) the blocks run in
+//!   parallel on rayon's pool; with fewer than two per thread (one query: one block) each
+//!   product is split by output columns across the pool instead, every task computing its own
+//!   columns (and their bias and activation) from the weights' own panels, so nothing is packed
+//!   twice;
+//! - attention runs every (pair, head) in parallel, each head's products over strided views of
+//!   the packed query/key/value matrix, the context written straight into its columns of the
+//!   output (no head split or merge copies). On the panel kernel (AVX2 without AVX-512,
+//!   [`super::panels`]) a head packs its keys and values once and then takes its queries 24
+//!   rows at a time: scores, softmax and the product with the values while the rows' scores
+//!   are in L1.
 
-use super::kernels::{self, Activation, Norm, matmul};
+use super::int8::{QuantizedPanels, QuantizedRows, matmul_quantized};
+use super::kernels::{self, Activation, Norm, matmul, matmul_ptr};
+use super::panels::{self, NR, Panels, matmul_panels};
 use candle_core::{Result, Tensor};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Rows per block of the per-token work. Each block's products re-pack the weights, so larger
 /// blocks pack less: 256 rows of the 1,536-wide feed-forward activations are 1.5 MiB, inside a
@@ -25,45 +35,252 @@ use rayon::prelude::*;
 /// 0.91, 256 rows 0.86.
 const BLOCK_ROWS: usize = 256;
 
-/// A linear layer, its weight transposed at load to `(inputs, outputs)` row-major: gemm reads
-/// that layout with unit strides (PyTorch's `(outputs, inputs)` made it gather the weight
-/// element by element on every call, ~30% of the stage's time).
+/// Query rows per step of a head's fused scores / softmax / values pass on the panel kernel:
+/// four 6-row micro-kernel tiles; 24 rows of 512 scores are 48 KiB, in L2 between the passes.
+const ATTENTION_ROWS: usize = 24;
+
+/// A weight matrix in the layout its kernel reads.
+enum Weights {
+    /// `(inputs, outputs)` row-major, for gemm: it reads that layout with unit strides
+    /// (PyTorch's `(outputs, inputs)` made it gather the weight element by element on every
+    /// call, ~30% of the stage's time).
+    Transposed(Vec<f32>),
+    /// Packed once into the panels of [`super::panels`] (AVX2 without AVX-512).
+    Panels(Panels),
+    /// Quantized to int8 per output channel ([`super::int8`]; the opt-in int8 query encoder).
+    Int8(QuantizedPanels),
+}
+
+/// A linear layer: `y = x · Wᵀ + b`, the weight in its kernel's layout
+/// ([`panels::panels_preferred`] decides at load).
 pub(crate) struct Dense {
-    weight_t: Vec<f32>,
+    weights: Weights,
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
 }
 
+/// What a product task does to its own columns of every row once they are complete.
+#[derive(Clone, Copy)]
+enum Epilogue {
+    /// Nothing (the caller's pass follows).
+    None,
+    /// Add the bias.
+    Bias,
+    /// Add the bias, then the activation.
+    BiasActivation(Activation),
+}
+
+/// A pointer into a product's destination shared by the tasks that write disjoint columns of
+/// it.
+#[derive(Clone, Copy)]
+struct Dest(*mut f32);
+// SAFETY: tasks given a `Dest` write disjoint elements (their own columns, or their own
+// (pair, head) block); the buffer outlives the parallel region that uses it.
+unsafe impl Send for Dest {}
+// SAFETY: as above.
+unsafe impl Sync for Dest {}
+
 impl Dense {
-    /// From a `(outputs, inputs)` weight and an `outputs` bias.
+    /// From a `(outputs, inputs)` weight and an `outputs` bias, in the layout this CPU's kernel
+    /// reads.
     pub(crate) fn new(weight: &Tensor, bias: &Tensor) -> Result<Self> {
         let (outputs, inputs) = weight.dims2()?;
         let bias = bias.flatten_all()?.to_vec1::<f32>()?;
         if bias.len() != outputs {
             candle_core::bail!("bias of {} for {outputs} outputs", bias.len());
         }
-        Ok(Dense {
-            weight_t: weight.t()?.contiguous()?.flatten_all()?.to_vec1::<f32>()?,
+        let weight = weight.flatten_all()?.to_vec1::<f32>()?;
+        Ok(Self::from_rows(
+            &weight,
+            bias,
+            (outputs, inputs),
+            panels::panels_preferred(),
+        ))
+    }
+
+    /// From a `(outputs, inputs)` row-major weight, as [`Weights::Panels`] when `panels`, else
+    /// transposed for gemm.
+    fn from_rows(
+        weight: &[f32],
+        bias: Vec<f32>,
+        (outputs, inputs): (usize, usize),
+        panels: bool,
+    ) -> Self {
+        let weights = if panels {
+            Weights::Panels(Panels::from_weight(weight, outputs, inputs))
+        } else {
+            let mut t = vec![0.0f32; weight.len()];
+            for (o, row) in weight.chunks_exact(inputs.max(1)).enumerate().take(outputs) {
+                for (i, v) in row.iter().enumerate() {
+                    t[i * outputs + o] = *v;
+                }
+            }
+            Weights::Transposed(t)
+        };
+        Dense {
+            weights,
             bias,
             inputs,
             outputs,
-        })
+        }
     }
 
-    /// `out = x · Wᵀ` (or `out += x · Wᵀ` when `accumulate`) for `rows` rows of `x`; the
-    /// bias is left to the caller's fused pass.
-    fn product(&self, x: &[f32], rows: usize, out: &mut [f32], accumulate: bool) {
-        matmul(
-            (rows, self.outputs, self.inputs),
-            x,
-            self.inputs,
-            (&self.weight_t, self.outputs, 1),
-            out,
-            self.outputs,
-            accumulate,
-        );
+    /// The weight as `(outputs, inputs)` row-major f32, read back from its kernel's layout
+    /// (`None` when it is already quantized).
+    fn weight_rows(&self) -> Option<Vec<f32>> {
+        let (outputs, inputs) = (self.outputs, self.inputs);
+        let mut w = vec![0.0f32; outputs * inputs];
+        match &self.weights {
+            Weights::Transposed(t) => {
+                for (o, row) in w.chunks_exact_mut(inputs.max(1)).enumerate() {
+                    for (i, v) in row.iter_mut().enumerate() {
+                        *v = t[i * outputs + o];
+                    }
+                }
+            }
+            Weights::Panels(p) => {
+                for (o, row) in w.chunks_exact_mut(inputs.max(1)).enumerate() {
+                    for (i, v) in row.iter_mut().enumerate() {
+                        *v = p.get(i, o);
+                    }
+                }
+            }
+            Weights::Int8(_) => return None,
+        }
+        Some(w)
     }
+
+    /// Quantize the weight to int8 per output channel ([`super::int8`]); the bias stays f32.
+    /// A layer already quantized stays as it is.
+    pub(crate) fn quantize_int8(&mut self) {
+        if let Some(w) = self.weight_rows() {
+            self.weights =
+                Weights::Int8(QuantizedPanels::from_weight(&w, self.outputs, self.inputs));
+        }
+    }
+
+    /// `out = x · Wᵀ` (or `out += x · Wᵀ` when `accumulate`) for `rows` rows of `x`, then
+    /// `epilogue` on every output; single-threaded, or split by output columns across rayon's
+    /// pool when `split`.
+    ///
+    /// # Panics
+    /// When `x` or `out` is shorter than `rows` rows (an internal shape error).
+    fn product(
+        &self,
+        x: &[f32],
+        rows: usize,
+        out: &mut [f32],
+        accumulate: bool,
+        epilogue: Epilogue,
+        split: bool,
+    ) {
+        assert!(
+            x.len() >= rows * self.inputs && out.len() >= rows * self.outputs,
+            "Dense::product: buffers shorter than {rows} rows"
+        );
+        let panels = self.outputs.div_ceil(NR);
+        let tasks = if split {
+            panels.min(4 * rayon::current_num_threads()).max(1)
+        } else {
+            1
+        };
+        let dest = Dest(out.as_mut_ptr());
+        // int8 weights: the rows are quantized once, before the column tasks share them.
+        let quantized = match &self.weights {
+            Weights::Int8(_) => Some(QuantizedRows::quantize(x, rows, self.inputs)),
+            _ => None,
+        };
+        let task = |t: usize| {
+            let group = panels * t / tasks..panels * (t + 1) / tasks;
+            let input = match &quantized {
+                Some(q) => Input::Quantized(q),
+                None => Input::F32(x),
+            };
+            // SAFETY: `out` holds `rows` rows of `outputs` (asserted above); task `t` alone
+            // writes the columns of panels `group`.
+            unsafe { self.product_columns(input, rows, dest, group, accumulate, epilogue) };
+        };
+        if tasks == 1 {
+            task(0);
+        } else {
+            (0..tasks).into_par_iter().for_each(task);
+        }
+    }
+
+    /// [`Dense::product`]'s work on the output columns of panels `group` (16 columns each).
+    ///
+    /// # Safety
+    /// `out` valid for `rows` rows of `outputs`; no other thread touches these columns.
+    unsafe fn product_columns(
+        &self,
+        input: Input,
+        rows: usize,
+        out: Dest,
+        group: Range<usize>,
+        accumulate: bool,
+        epilogue: Epilogue,
+    ) {
+        let cols = group.start * NR..self.outputs.min(group.end * NR);
+        if rows == 0 || cols.is_empty() {
+            return;
+        }
+        match (&self.weights, input) {
+            // SAFETY: passed on from the caller.
+            (Weights::Int8(w), Input::Quantized(q)) => unsafe {
+                matmul_quantized(q, w, group, out.0, self.outputs, accumulate)
+            },
+            (Weights::Int8(_), Input::F32(_)) | (_, Input::Quantized(_)) => {
+                unreachable!("Dense::product quantizes the rows exactly for int8 weights")
+            }
+            // SAFETY: passed on from the caller.
+            (Weights::Panels(p), Input::F32(x)) => unsafe {
+                matmul_panels(
+                    rows,
+                    x,
+                    self.inputs,
+                    p,
+                    group,
+                    out.0,
+                    self.outputs,
+                    accumulate,
+                )
+            },
+            // SAFETY: columns `cols` of `out`, passed on from the caller; `b` starts at the
+            // first column.
+            (Weights::Transposed(w), Input::F32(x)) => unsafe {
+                matmul_ptr(
+                    (rows, cols.len(), self.inputs),
+                    x,
+                    self.inputs,
+                    (&w[cols.start..], self.outputs, 1),
+                    out.0.add(cols.start),
+                    self.outputs,
+                    accumulate,
+                )
+            },
+        }
+        let bias = &self.bias[cols.clone()];
+        for r in 0..rows {
+            // SAFETY: row r's columns `cols` are this task's.
+            let row = unsafe {
+                std::slice::from_raw_parts_mut(out.0.add(r * self.outputs + cols.start), cols.len())
+            };
+            match epilogue {
+                Epilogue::None => {}
+                Epilogue::Bias => kernels::add_bias(row, bias),
+                Epilogue::BiasActivation(act) => kernels::bias_activation(row, bias, act),
+            }
+        }
+    }
+}
+
+/// The left-hand side of one product task: f32 rows, or the same rows quantized for int8
+/// weights.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    F32(&'a [f32]),
+    Quantized(&'a QuantizedRows),
 }
 
 /// LayerNorm parameters from candle tensors.
@@ -146,6 +363,17 @@ impl CpuBert {
         Ok(self.head(head, &x, input.offsets))
     }
 
+    /// Quantize the encoder layers' four linear layers (query/key/value, attention output,
+    /// feed-forward up and down) to int8 ([`super::int8`]); embeddings, LayerNorms, attention
+    /// scores and the classification head stay f32.
+    pub(crate) fn quantize_int8(&mut self) {
+        for l in &mut self.layers {
+            for d in [&mut l.qkv, &mut l.out, &mut l.up, &mut l.down] {
+                d.quantize_int8();
+            }
+        }
+    }
+
     /// Last hidden states of every packed token, `(tokens, hidden)` row-major, in packing
     /// order.
     ///
@@ -211,6 +439,12 @@ impl CpuBert {
         x
     }
 
+    /// Whether the per-token work of `tokens` rows splits each product by columns (few row
+    /// blocks) rather than running the blocks in parallel (at least two per thread).
+    fn split_columns(tokens: usize) -> bool {
+        tokens.div_ceil(BLOCK_ROWS) < 2 * rayon::current_num_threads()
+    }
+
     /// `x = LayerNorm(x + attention(x))`, with `qkv` and `ctx` as scratch.
     fn attention(
         &self,
@@ -221,73 +455,184 @@ impl CpuBert {
         offsets: &[usize],
     ) {
         let h = self.hidden;
-        let (heads, d) = (self.heads, self.hidden / self.heads);
         let w3 = 3 * h;
-        qkv.par_chunks_mut(BLOCK_ROWS * w3)
-            .zip(x.par_chunks(BLOCK_ROWS * h))
-            .for_each(|(q, xb)| {
-                layer.qkv.product(xb, xb.len() / h, q, false);
-                kernels::add_bias(q, &layer.qkv.bias);
-            });
-        // Each pair's context rows, disjoint slices of `ctx`.
-        let mut pairs: Vec<(usize, &mut [f32])> = Vec::with_capacity(offsets.len());
-        let mut rest: &mut [f32] = &mut *ctx;
-        for w in offsets.windows(2) {
-            let (mine, tail) = rest.split_at_mut((w[1] - w[0]) * h);
-            pairs.push((w[0], mine));
-            rest = tail;
+        let split = Self::split_columns(x.len() / h);
+        let project = |(q, xb): (&mut [f32], &[f32])| {
+            layer
+                .qkv
+                .product(xb, xb.len() / h, q, false, Epilogue::Bias, split);
+        };
+        if split {
+            qkv.chunks_mut(BLOCK_ROWS * w3)
+                .zip(x.chunks(BLOCK_ROWS * h))
+                .for_each(project);
+        } else {
+            qkv.par_chunks_mut(BLOCK_ROWS * w3)
+                .zip(x.par_chunks(BLOCK_ROWS * h))
+                .for_each(project);
         }
+        // Every (pair, head) is a task of its own; each writes its head's columns of its pair's
+        // rows of `ctx`.
+        let tasks: Vec<(usize, usize, usize)> = offsets
+            .windows(2)
+            .flat_map(|w| (0..self.heads).map(move |head| (w[0], w[1] - w[0], head)))
+            .collect();
+        let dest = Dest(ctx.as_mut_ptr());
         let qkv = &*qkv;
-        pairs.into_par_iter().for_each(|(start, out)| {
-            let len = out.len() / h;
-            let mut scores = vec![0.0f32; len * len];
-            let base = &qkv[start * w3..];
-            for head in 0..heads {
-                let c = head * d;
-                // scores = Q Kᵀ (the scale is in Q): K's rows are read as columns.
-                matmul(
-                    (len, len, d),
-                    &base[c..],
-                    w3,
-                    (&base[h + c..], 1, w3),
-                    &mut scores,
-                    len,
-                    false,
-                );
-                kernels::softmax_rows(&mut scores, len);
-                matmul(
+        tasks
+            .into_par_iter()
+            .for_each_init(HeadScratch::default, |scratch, (start, len, head)| {
+                // SAFETY: `ctx` holds every token's `hidden` columns; this task alone writes rows
+                // `start..start + len`, columns of `head`.
+                unsafe { self.attention_head(qkv, start, len, head, dest, scratch) };
+            });
+        // x = LayerNorm(x + ctx · Woᵀ + bo), block by block.
+        let ctx = &*ctx;
+        let output = |(xb, cb): (&mut [f32], &[f32])| {
+            layer
+                .out
+                .product(cb, cb.len() / h, xb, true, Epilogue::None, split);
+            self.layer_norm(xb, &layer.out.bias, &layer.ln_attention, split);
+        };
+        if split {
+            x.chunks_mut(BLOCK_ROWS * h)
+                .zip(ctx.chunks(BLOCK_ROWS * h))
+                .for_each(output);
+        } else {
+            x.par_chunks_mut(BLOCK_ROWS * h)
+                .zip(ctx.par_chunks(BLOCK_ROWS * h))
+                .for_each(output);
+        }
+    }
+
+    /// One head of one pair: `ctx[rows, head's columns] = softmax(Q Kᵀ) V` over the pair's
+    /// `len` tokens from `start` (the scale is in Q).
+    ///
+    /// # Safety
+    /// `ctx` valid for every token's `hidden` columns; no other thread touches rows
+    /// `start..start + len`, columns `head · d..(head + 1) · d`.
+    unsafe fn attention_head(
+        &self,
+        qkv: &[f32],
+        start: usize,
+        len: usize,
+        head: usize,
+        ctx: Dest,
+        scratch: &mut HeadScratch,
+    ) {
+        let h = self.hidden;
+        let d = h / self.heads;
+        let w3 = 3 * h;
+        let c = head * d;
+        let base = &qkv[start * w3..];
+        // SAFETY (both arms): the destination is row `start`, column `c` of `ctx`, and this
+        // task's rows and columns are the caller's.
+        let out = unsafe { ctx.0.add(start * h + c) };
+        if panels::panels_preferred() {
+            // Kᵀ as a d x len right-hand side: element (p, j) is K[j][p].
+            scratch.keys.pack(&base[h + c..], (d, len), 1, w3);
+            // V as a len x d right-hand side.
+            scratch.values.pack(&base[2 * h + c..], (len, d), w3, 1);
+            let stride = scratch.keys.panels() * NR;
+            scratch.scores.resize(ATTENTION_ROWS * stride, 0.0);
+            let mut i0 = 0;
+            while i0 < len {
+                let rows = ATTENTION_ROWS.min(len - i0);
+                let scores = &mut scratch.scores;
+                // SAFETY: `scores` holds `rows` rows of `stride` >= len columns.
+                unsafe {
+                    let keys = &scratch.keys;
+                    let q = &base[i0 * w3 + c..];
+                    matmul_panels(
+                        rows,
+                        q,
+                        w3,
+                        keys,
+                        0..keys.panels(),
+                        scores.as_mut_ptr(),
+                        stride,
+                        false,
+                    );
+                }
+                for row in scores.chunks_exact_mut(stride).take(rows) {
+                    kernels::softmax_rows(&mut row[..len], len);
+                }
+                // SAFETY: rows i0..i0 + rows of this task's block of `ctx`.
+                unsafe {
+                    let values = &scratch.values;
+                    let dst = out.add(i0 * h);
+                    matmul_panels(
+                        rows,
+                        scores,
+                        stride,
+                        values,
+                        0..values.panels(),
+                        dst,
+                        h,
+                        false,
+                    );
+                }
+                i0 += rows;
+            }
+        } else {
+            let scores = &mut scratch.scores;
+            scores.resize(len * len, 0.0);
+            // scores = Q Kᵀ: K's rows are read as columns.
+            matmul(
+                (len, len, d),
+                &base[c..],
+                w3,
+                (&base[h + c..], 1, w3),
+                scores,
+                len,
+                false,
+            );
+            kernels::softmax_rows(&mut scores[..len * len], len);
+            // SAFETY: `len` rows of `d` columns at stride `hidden` from `out`, this task's.
+            unsafe {
+                matmul_ptr(
                     (len, d, len),
-                    &scores,
+                    scores,
                     len,
                     (&base[2 * h + c..], w3, 1),
-                    &mut out[c..],
+                    out,
                     h,
                     false,
                 );
             }
-        });
-        // x = LayerNorm(x + ctx · Woᵀ + bo), block by block.
-        let ctx = &*ctx;
-        x.par_chunks_mut(BLOCK_ROWS * h)
-            .zip(ctx.par_chunks(BLOCK_ROWS * h))
-            .for_each(|(xb, cb)| {
-                layer.out.product(cb, cb.len() / h, xb, true);
-                kernels::bias_layer_norm(xb, &layer.out.bias, &layer.ln_attention);
-            });
+        }
+    }
+
+    /// `rows = LayerNorm(rows + bias)`, over row chunks in parallel when `split`.
+    fn layer_norm(&self, rows: &mut [f32], bias: &[f32], norm: &Norm, split: bool) {
+        if split {
+            rows.par_chunks_mut(32 * self.hidden)
+                .for_each(|r| kernels::bias_layer_norm(r, bias, norm));
+        } else {
+            kernels::bias_layer_norm(rows, bias, norm);
+        }
     }
 
     /// `x = LayerNorm(x + down(act(up(x))))`, block by block, the activations block-local.
     fn feed_forward(&self, layer: &CpuLayer, x: &mut [f32]) {
         let h = self.hidden;
         let inter = layer.up.outputs;
-        x.par_chunks_mut(BLOCK_ROWS * h).for_each(|xb| {
+        let split = Self::split_columns(x.len() / h);
+        let block = |xb: &mut [f32]| {
             let rows = xb.len() / h;
             let mut up = vec![0.0f32; rows * inter];
-            layer.up.product(xb, rows, &mut up, false);
-            kernels::bias_activation(&mut up, &layer.up.bias, self.act);
-            layer.down.product(&up, rows, xb, true);
-            kernels::bias_layer_norm(xb, &layer.down.bias, &layer.ln_output);
-        });
+            let act = Epilogue::BiasActivation(self.act);
+            layer.up.product(xb, rows, &mut up, false, act, split);
+            layer
+                .down
+                .product(&up, rows, xb, true, Epilogue::None, split);
+            self.layer_norm(xb, &layer.down.bias, &layer.ln_output, split);
+        };
+        if split {
+            x.chunks_mut(BLOCK_ROWS * h).for_each(block);
+        } else {
+            x.par_chunks_mut(BLOCK_ROWS * h).for_each(block);
+        }
     }
 
     /// `classifier(tanh(pooler(h[CLS])))` for each pair (its first token).
@@ -299,7 +644,8 @@ impl CpuBert {
             cls.extend_from_slice(&x[o * h..(o + 1) * h]);
         }
         let mut pooled = vec![0.0f32; pairs * h];
-        head.pooler.product(&cls, pairs, &mut pooled, false);
+        head.pooler
+            .product(&cls, pairs, &mut pooled, false, Epilogue::None, false);
         for row in pooled.chunks_exact_mut(h) {
             for (v, b) in row.iter_mut().zip(&head.pooler.bias) {
                 *v = (*v + b).tanh();
@@ -307,8 +653,19 @@ impl CpuBert {
         }
         let labels = head.classifier.outputs;
         let mut logits = vec![0.0f32; pairs * labels];
-        head.classifier.product(&pooled, pairs, &mut logits, false);
-        kernels::add_bias(&mut logits, &head.classifier.bias);
+        head.classifier
+            .product(&pooled, pairs, &mut logits, false, Epilogue::Bias, false);
         logits.chunks_exact(labels).map(<[f32]>::to_vec).collect()
     }
+}
+
+/// A head task's buffers, reused across the tasks a rayon job runs.
+#[derive(Default)]
+struct HeadScratch {
+    /// The head's keys as panels (panel kernel only).
+    keys: Panels,
+    /// The head's values as panels (panel kernel only).
+    values: Panels,
+    /// Scores: [`ATTENTION_ROWS`] rows of the padded length (panel kernel), or `len x len`.
+    scores: Vec<f32>,
 }

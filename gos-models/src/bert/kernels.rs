@@ -77,10 +77,52 @@ pub(crate) fn matmul(
     if m == 0 || n == 0 {
         return;
     }
+    assert!(
+        c_rs >= n && c.len() >= (m - 1) * c_rs + n,
+        "matmul: destination too short"
+    );
+    // SAFETY: `c` holds the m x n elements at stride c_rs (asserted above) and is borrowed
+    // mutably, so no one else touches it.
+    unsafe {
+        matmul_ptr(
+            (m, n, k),
+            a,
+            a_rs,
+            (b, b_rs, b_cs),
+            c.as_mut_ptr(),
+            c_rs,
+            accumulate,
+        )
+    }
+}
+
+/// [`matmul`] into a raw destination: `c` points at element (0, 0) of `C`, row stride `c_rs`.
+/// Lets tasks write disjoint column ranges of one matrix in parallel.
+///
+/// # Safety
+/// `c` must be valid for reads and writes of rows `0..m`, columns `0..n` at stride `c_rs`, and
+/// no other thread may access those elements during the call.
+///
+/// # Panics
+/// As [`matmul`], for `a` and `b`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn matmul_ptr(
+    (m, n, k): (usize, usize, usize),
+    a: &[f32],
+    a_rs: usize,
+    (b, b_rs, b_cs): (&[f32], usize, usize),
+    c: *mut f32,
+    c_rs: usize,
+    accumulate: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
     if k == 0 {
         if !accumulate {
-            for row in c.chunks_mut(c_rs).take(m) {
-                row[..n].fill(0.0);
+            for i in 0..m {
+                // SAFETY: row i's n elements are the caller's.
+                unsafe { std::slice::from_raw_parts_mut(c.add(i * c_rs), n).fill(0.0) };
             }
         }
         return;
@@ -94,19 +136,15 @@ pub(crate) fn matmul(
         b.len() > (k - 1) * b_rs + (n - 1) * b_cs,
         "matmul: rhs too short"
     );
-    assert!(
-        c.len() >= (m - 1) * c_rs + n,
-        "matmul: destination too short"
-    );
     let i = |v: usize| v as isize;
-    // SAFETY: the asserts above keep every element the strides reach inside its slice; `c` is
-    // borrowed mutably, so it aliases neither `a` nor `b`.
+    // SAFETY: the asserts above keep every element of `a` and `b` the strides reach inside its
+    // slice; `c` is the caller's (see # Safety) and aliases neither.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            c.as_mut_ptr(),
+            c,
             1,
             i(c_rs),
             accumulate,

@@ -24,11 +24,58 @@ use tokenizers::{Tokenizer, TruncationStrategy};
 /// sentence_bert_config.json (the value all-MiniLM-L6-v2 ships with).
 pub const DEFAULT_MAX_SEQ_LENGTH: usize = 256;
 
+/// Arithmetic of the encoder's linear layers on the CPU.
+///
+/// The default is [`Precision::F32`]. [`Precision::Int8`] is opt-in for the query encoder
+/// (`GOS_QUERY_PRECISION=int8`, read by [`crate::query_encoder`]): per-channel int8 weights and
+/// per-token int8 activations summed exactly in i32 (`bert::int8`); on all-MiniLM-L6-v2 its
+/// query vectors agree with f32 at cosine >= 0.999 on the DEV task texts (docs/performance.md).
+/// Skill vectors are always embedded in f32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// f32 weights and products (the reference).
+    #[default]
+    F32,
+    /// int8 weights and activations for the four linear layers of each encoder layer.
+    Int8,
+}
+
+/// The environment variable that chooses the query encoder's [`Precision`] (`f32` or `int8`).
+pub const PRECISION_ENV: &str = "GOS_QUERY_PRECISION";
+
+impl Precision {
+    /// Parse `f32` or `int8` (case-insensitive).
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] (named [`PRECISION_ENV`]) listing the accepted values.
+    pub fn parse(value: &str) -> Result<Self> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "f32" => Ok(Precision::F32),
+            "int8" => Ok(Precision::Int8),
+            other => Err(Error::InvalidOption {
+                name: PRECISION_ENV,
+                reason: format!("`{other}` is not a precision: use f32 or int8"),
+            }),
+        }
+    }
+
+    /// The precision [`PRECISION_ENV`] names, [`Precision::F32`] when it is unset or empty.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] when it names something else.
+    pub fn from_env() -> Result<Self> {
+        match std::env::var(PRECISION_ENV) {
+            Ok(v) if !v.trim().is_empty() => Self::parse(&v),
+            _ => Ok(Precision::F32),
+        }
+    }
+}
+
 /// How the encoder runs.
 enum Backend {
     /// On the CPU: the model as plain buffers ([`CpuBert`]), texts packed without padding.
     /// The candle weights are dropped once converted.
-    Packed(CpuBert),
+    Packed(Box<CpuBert>),
     /// On other devices: candle tensors, texts padded to the longest of the batch.
     Candle(BertEncoder),
 }
@@ -42,6 +89,7 @@ pub struct SentenceEncoder {
     dim: usize,
     max_seq_length: usize,
     pooling: Pooling,
+    precision: Precision,
 }
 
 impl std::fmt::Debug for SentenceEncoder {
@@ -51,6 +99,7 @@ impl std::fmt::Debug for SentenceEncoder {
             .field("dim", &self.dim)
             .field("max_seq_length", &self.max_seq_length)
             .field("pooling", &self.pooling)
+            .field("precision", &self.precision)
             .finish()
     }
 }
@@ -123,6 +172,25 @@ impl SentenceEncoder {
     /// is not a BERT config, the pooling is not supported ([`Pooling::read`]), or the weights
     /// do not match the config.
     pub fn load(dir: &Path, device: &Device) -> Result<Self> {
+        Self::load_with(dir, device, Precision::F32)
+    }
+
+    /// [`SentenceEncoder::load`] with the linear layers in `precision`. The model identity
+    /// ([`Self::model_id`]) is the same in both precisions: int8 query vectors are compared
+    /// with f32 skill vectors.
+    ///
+    /// # Errors
+    /// As [`SentenceEncoder::load`]; [`Error::InvalidOption`] for [`Precision::Int8`] on a
+    /// device other than the CPU.
+    pub fn load_with(dir: &Path, device: &Device, precision: Precision) -> Result<Self> {
+        if precision == Precision::Int8 && !matches!(device, Device::Cpu) {
+            return Err(Error::InvalidOption {
+                name: PRECISION_ENV,
+                reason: "the int8 query encoder runs on the CPU only: use --device cpu, or \
+                         unset GOS_QUERY_PRECISION"
+                    .into(),
+            });
+        }
         let config_path = need(dir, "config.json")?;
         let tokenizer_path = need(dir, "tokenizer.json")?;
         let weights_path = need(dir, "model.safetensors")?;
@@ -156,11 +224,15 @@ impl SentenceEncoder {
         };
         let model = BertEncoder::load(vb, &config).map_err(|e| model_err(&weights_path, e))?;
         let backend = match device {
-            Device::Cpu => Backend::Packed(
-                model
+            Device::Cpu => {
+                let mut cpu = model
                     .to_cpu(None)
-                    .map_err(|e| model_err(&weights_path, e))?,
-            ),
+                    .map_err(|e| model_err(&weights_path, e))?;
+                if precision == Precision::Int8 {
+                    cpu.quantize_int8();
+                }
+                Backend::Packed(Box::new(cpu))
+            }
             _ => Backend::Candle(model),
         };
         Ok(SentenceEncoder {
@@ -171,7 +243,13 @@ impl SentenceEncoder {
             dim: config.hidden_size,
             max_seq_length,
             pooling,
+            precision,
         })
+    }
+
+    /// Arithmetic of the linear layers ([`SentenceEncoder::load_with`]).
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// Identity of the model files ([`model_id`]); stored with every vector file.

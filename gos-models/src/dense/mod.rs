@@ -12,7 +12,7 @@ pub mod pooling;
 pub mod qwen3;
 
 pub use embedder::{load_embedder, load_sentence_encoder, load_workspace_encoder};
-pub use encoder::SentenceEncoder;
+pub use encoder::{PRECISION_ENV, Precision, SentenceEncoder};
 pub use gos_core::index::dense::TextEmbedder;
 pub use pooling::{Pooling, PoolingMode};
 pub use qwen3::Qwen3Embedder;

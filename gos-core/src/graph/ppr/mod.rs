@@ -5,8 +5,13 @@
 //! every stored edge `u -> v` of weight `w` adds `w` to `M[u, v]` (forward mass); directed
 //! types (dependency, workflow) also add `w * gamma_type` to `M[v, u]` (reverse mass), so a
 //! seeded consumer sends relevance back to its prerequisites. Semantic and alternative
-//! relations are symmetric, so they add `w` both ways whatever direction was stored (the
-//! reference stored them directed and let the emitted direction change the diffusion). Rows
+//! relations are symmetric, so they add `w * gamma_type` both ways whatever direction was
+//! stored (the reference stored them directed and let the emitted direction change the
+//! diffusion). Their factors are 0 by default: the deterministic semantic and alternative
+//! edges of issue 22 are built for reasons, views and one-slot-per-group bundles, and
+//! diffusion uses them only once cross-validation has chosen their weights. Alternative edges
+//! are never dependency edges, so they carry no prerequisite mass in one-hop expansion or in
+//! reasons ([`crate::graph::prerequisite`]). Rows
 //! are normalized to sum 1. A row with no out-weight (dangling node) sends its mass back to the
 //! personalization vector instead of keeping it in a self loop (the reference's self loop lets
 //! sinks absorb mass).
@@ -30,27 +35,33 @@
 
 mod power;
 mod push;
+mod typed;
 
 pub use power::personalized_pagerank;
 pub use push::push_pagerank;
+pub use typed::TypeWeights;
 
 use crate::error::{Error, Result};
 use crate::graph::{EdgeType, SkillGraph};
 use sprs::CsMatI;
 use std::str::FromStr;
 
-/// Reverse-mass factors per relation type. Defaults are the reference's hard-coded values
-/// (`retrieval.py`): dependency 1.0, workflow 0.5, semantic 0.2, alternative 0.1. Only the
-/// directed types (dependency, workflow) use them; see the module docs.
+/// Per-type factors of the transition matrix. For the directed types (dependency, workflow)
+/// the factor scales the reverse mass (forward mass is the edge weight); for the symmetric
+/// types (semantic, alternative) it scales the mass in both directions. Defaults: dependency
+/// 1.0 and workflow 0.5, the reference's reverse factors (`retrieval.py`); semantic 0 and
+/// alternative 0 (the reference's 0.2 and 0.1 applied to its LLM relations; gos's
+/// deterministic semantic and alternative edges stay out of diffusion until cross-validation
+/// sets their weights, so retrieval over a workspace that has them is unchanged).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReverseWeights {
     /// Reverse factor of dependency edges, in [0, 1].
     pub dependency: f64,
     /// Reverse factor of workflow edges, in [0, 1].
     pub workflow: f64,
-    /// Recorded for completeness: semantic edges are symmetric.
+    /// Factor of semantic edges, both directions, in [0, 1].
     pub semantic: f64,
-    /// Recorded for completeness: alternative edges are symmetric.
+    /// Factor of alternative edges, both directions, in [0, 1].
     pub alternative: f64,
 }
 
@@ -59,14 +70,14 @@ impl Default for ReverseWeights {
         ReverseWeights {
             dependency: 1.0,
             workflow: 0.5,
-            semantic: 0.2,
-            alternative: 0.1,
+            semantic: 0.0,
+            alternative: 0.0,
         }
     }
 }
 
 impl ReverseWeights {
-    /// All reverse factors zero: forward-only diffusion.
+    /// Reverse factors zero: forward-only diffusion (symmetric types off as by default).
     pub const FORWARD_ONLY: ReverseWeights = ReverseWeights {
         dependency: 0.0,
         workflow: 0.0,
@@ -200,9 +211,22 @@ impl TransitionMatrix {
     /// # Panics
     /// When the graph has 2^32 or more nodes or stored nonzeros.
     pub fn build(graph: &SkillGraph, reverse: &ReverseWeights) -> Self {
+        Self::build_scaled(graph, reverse, |_| 1.0)
+    }
+
+    /// [`TransitionMatrix::build`] with each edge's weight first multiplied by `forward(e)`
+    /// (the typed factors of [`TypeWeights`]).
+    fn build_scaled(
+        graph: &SkillGraph,
+        reverse: &ReverseWeights,
+        forward: impl Fn(&crate::graph::SkillEdge) -> f64,
+    ) -> Self {
         let mut entries: Vec<(u32, u32, f64)> = Vec::with_capacity(2 * graph.edge_count());
         for (u, v, e) in graph.indexed_edges() {
-            let w = e.weight.max(0.0);
+            let mut w = (e.weight * forward(e)).max(0.0);
+            if matches!(e.edge_type, EdgeType::Semantic | EdgeType::Alternative) {
+                w *= reverse.factor(e.edge_type);
+            }
             if w == 0.0 {
                 continue;
             }
@@ -412,6 +436,45 @@ mod tests {
             "{:?}",
             r.scores
         );
+    }
+
+    /// Semantic and alternative edges weigh 0 by default: the chain with them added has the
+    /// same matrix and the same scores as without; with a factor they carry mass both ways.
+    #[test]
+    fn symmetric_edges_stay_out_of_diffusion_by_default() {
+        let mut g = chain();
+        for (s, t, ty) in [
+            ("read_csv", "plot_chart", EdgeType::Semantic),
+            ("plot_chart", "read_csv", EdgeType::Alternative),
+        ] {
+            assert!(g.add_edge(SkillEdge {
+                source: s.into(),
+                target: t.into(),
+                edge_type: ty,
+                weight: 0.9,
+                provenance: EdgeProvenance::Vector,
+                evidence: String::new(),
+            }));
+        }
+        let base = TransitionMatrix::build(&chain(), &ReverseWeights::default());
+        let with = TransitionMatrix::build(&g, &ReverseWeights::default());
+        assert_eq!(with.to_dense_rows(), base.to_dense_rows());
+        let p = [0.0, 1.0, 0.0];
+        let params = PprParams::default();
+        assert_eq!(
+            personalized_pagerank(&with, &p, &params).scores,
+            personalized_pagerank(&base, &p, &params).scores
+        );
+        // Semantic at 0.5: read_csv -> plot_chart gets 0.9 * 0.5 = 0.45 both ways (the
+        // alternative edge stays at 0); row read_csv is [0, 1, 0.45] / 1.45, and row
+        // plot_chart adds it to the workflow edge's reverse mass 0.8 * 0.5: [0.45, 0.4, 0] / 0.85.
+        let on = ReverseWeights {
+            semantic: 0.5,
+            ..ReverseWeights::default()
+        };
+        let dense = TransitionMatrix::build(&g, &on).to_dense_rows();
+        assert!(close(&dense[0], &[0.0, 1.0 / 1.45, 0.45 / 1.45], 1e-7));
+        assert!(close(&dense[2], &[0.45 / 0.85, 0.4 / 0.85, 0.0], 1e-7));
     }
 
     #[test]

@@ -7,15 +7,18 @@
 //! - [`vectors`]: the `vectors` file (f32 little-endian rows with a JSON header naming model,
 //!   view, dimension and count);
 //! - [`search`]: exact search below a size threshold, instant-distance HNSW above it;
+//! - [`knn`]: every row's nearest other rows (blocked exact, or HNSW above a limit), for the
+//!   build's semantic edges;
 //! - [`view`]: which text of a skill is embedded, a [`TextView`] (docs/evaluation.md has the
 //!   DEV measurements behind the default).
 
 pub mod embedder;
+pub mod knn;
 pub mod search;
 pub mod vectors;
 pub mod view;
 
-pub use embedder::TextEmbedder;
+pub use embedder::{TextEmbedder, model_content_id, same_model};
 pub use search::{DenseIndex, HnswParams};
 pub use vectors::Vectors;
 pub use view::TextView;
@@ -69,7 +72,10 @@ impl DenseSet {
         for &part in info.view.parts() {
             let path = dir.join(vectors_file(part));
             let v = Vectors::read(&path)?;
-            if v.header.model != info.model || v.header.dim != info.dim || v.len() != nodes {
+            if !same_model(&v.header.model, &info.model)
+                || v.header.dim != info.dim
+                || v.len() != nodes
+            {
                 return Err(Error::Inconsistent {
                     path,
                     reason: format!(

@@ -242,31 +242,87 @@ impl Directory for ReadOnlyDirectory {
     }
 }
 
+/// Fewest documents per part for [`LexicalIndex::build`] to index in parallel: below it, one
+/// writer (a small library indexes in milliseconds, and the fixtures stay one writer).
+pub const MIN_PART_DOCS: usize = 1_000;
+
+/// Index `docs` into `index` with one writer thread (so their ids are their order), commit,
+/// and wait for its merges.
+fn write_part(index: &Index, docs: &[LexicalDoc]) -> tantivy::Result<()> {
+    index.tokenizers().register(ANALYZER_NAME, analyzer());
+    let f = schema().1;
+    let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(1, 100_000_000)?;
+    for d in docs {
+        let mut doc = TantivyDocument::default();
+        doc.add_u64(f.ord, d.ord);
+        doc.add_text(f.id, &d.id);
+        let texts = [&d.name, &d.description, &d.meta, &d.headings, &d.body];
+        for (field, text) in f.text.iter().zip(texts) {
+            doc.add_text(*field, text);
+        }
+        writer.add_document(doc)?;
+    }
+    writer.commit()?;
+    writer.wait_merging_threads()
+}
+
 impl LexicalIndex {
-    /// Create the index in `dir` (which must exist and be empty) from `docs`, single-threaded
-    /// so that the segment layout is deterministic, and commit it.
+    /// Create the index in `dir` (which must exist and be empty) from `docs`, and commit it.
+    ///
+    /// Tokenizing and inverting the text is the cost (about 40% of a lexical build's CPU on
+    /// the real library), and one tantivy writer thread does it serially; tantivy's own
+    /// multi-threaded writer hands documents to its threads as they come, so the document ids
+    /// would depend on the timing. Instead, with at least [`MIN_PART_DOCS`] documents per
+    /// core, the documents are cut into one contiguous part per core, each part is indexed by
+    /// its own single-threaded writer into memory, and the parts are merged in order into one
+    /// segment in `dir` (`tantivy::indexer::merge_indices`): document ids are the input order
+    /// whatever the number of cores, as in a single writer, and BM25 statistics are the
+    /// index's totals, so scores are the same.
     ///
     /// # Errors
     /// [`Error::Index`] when tantivy fails.
     pub fn build(dir: &Path, docs: impl IntoIterator<Item = LexicalDoc>) -> Result<()> {
-        let (schema, f) = schema();
-        let index = Index::create_in_dir(dir, schema).map_err(index_err(dir))?;
-        index.tokenizers().register(ANALYZER_NAME, analyzer());
-        let mut writer = index
-            .writer_with_num_threads(1, 100_000_000)
-            .map_err(index_err(dir))?;
-        for d in docs {
-            let mut doc = TantivyDocument::default();
-            doc.add_u64(f.ord, d.ord);
-            doc.add_text(f.id, &d.id);
-            let texts = [&d.name, &d.description, &d.meta, &d.headings, &d.body];
-            for (field, text) in f.text.iter().zip(texts) {
-                doc.add_text(*field, text);
-            }
-            writer.add_document(doc).map_err(index_err(dir))?;
+        let docs: Vec<LexicalDoc> = docs.into_iter().collect();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let parts = cores.min(docs.len() / MIN_PART_DOCS).max(1);
+        Self::build_in_parts(dir, &docs, parts)
+    }
+
+    /// [`LexicalIndex::build`] with `parts` parts (1: one writer straight into `dir`).
+    fn build_in_parts(dir: &Path, docs: &[LexicalDoc], parts: usize) -> Result<()> {
+        if parts <= 1 {
+            let index = Index::create_in_dir(dir, schema().0).map_err(index_err(dir))?;
+            return write_part(&index, docs).map_err(index_err(dir));
         }
-        writer.commit().map_err(index_err(dir))?;
-        writer.wait_merging_threads().map_err(index_err(dir))?;
+        let size = docs.len().div_ceil(parts);
+        let indexed: Vec<tantivy::Result<Index>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = docs
+                .chunks(size)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let index = Index::create_in_ram(schema().0);
+                        write_part(&index, part)?;
+                        Ok(index)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(tantivy::TantivyError::InternalError(
+                            "an index part's thread panicked".into(),
+                        ))
+                    })
+                })
+                .collect()
+        });
+        let indices = indexed
+            .into_iter()
+            .collect::<tantivy::Result<Vec<Index>>>()
+            .map_err(index_err(dir))?;
+        let out = MmapDirectory::open(dir).map_err(|e| index_err(dir)(e.into()))?;
+        tantivy::indexer::merge_indices(&indices, out).map_err(index_err(dir))?;
         Ok(())
     }
 
@@ -464,92 +520,4 @@ impl LexicalIndex {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn common_terms_leave_the_query_and_a_query_of_only_common_terms_stays() {
-        let dir = tempfile::tempdir().unwrap();
-        let bodies = [
-            "parse the mesh file",
-            "parse the log file",
-            "parse the csv file",
-            "render stl meshes",
-        ];
-        let docs = bodies.iter().enumerate().map(|(i, b)| LexicalDoc {
-            ord: i as u64,
-            id: format!("s{i}"),
-            body: b.to_string(),
-            ..LexicalDoc::default()
-        });
-        LexicalIndex::build(dir.path(), docs).unwrap();
-        let index = LexicalIndex::open(dir.path(), bodies.len()).unwrap();
-        let terms = LexicalIndex::query_terms("Parse the STL file");
-        let keys = |t: &BTreeMap<String, u32>| t.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(keys(&terms), ["file", "pars", "stl"]);
-        // `pars` and `file` are in 3 of 4 bodies: above a share of 0.5.
-        let kept = index.without_common_terms(&terms, 0.5).unwrap();
-        assert_eq!(keys(&kept), ["stl"]);
-        assert_eq!(index.without_common_terms(&terms, 1.0).unwrap(), terms);
-        assert_eq!(
-            keys(&index.without_common_terms(&terms, 0.75).unwrap()),
-            keys(&terms)
-        );
-        let common = LexicalIndex::query_terms("parse file");
-        assert_eq!(index.without_common_terms(&common, 0.5).unwrap(), common);
-        // The search finds the one skill with the rare term first.
-        assert_eq!(index.search(&kept, 4).unwrap()[0].0, 3);
-    }
-
-    #[test]
-    fn field_boosts_and_term_weights_change_the_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = [
-            LexicalDoc {
-                ord: 0,
-                id: "a".into(),
-                name: "mesh".into(),
-                body: "report".into(),
-                ..LexicalDoc::default()
-            },
-            LexicalDoc {
-                ord: 1,
-                id: "b".into(),
-                body: "mesh csv".into(),
-                ..LexicalDoc::default()
-            },
-        ];
-        LexicalIndex::build(dir.path(), docs).unwrap();
-        let index = LexicalIndex::open(dir.path(), 2).unwrap();
-        let terms = LexicalIndex::query_terms("mesh");
-        let none = BTreeMap::new();
-        let order = |hits: Vec<(usize, f32)>| hits.iter().map(|h| h.0).collect::<Vec<_>>();
-        // The name match (boost 3) beats the body match.
-        let default = index.search(&terms, 5).unwrap();
-        assert_eq!(order(default.clone()), [0, 1]);
-        assert_eq!(
-            index
-                .search_with(&terms, &none, &FieldBoosts::default(), 5)
-                .unwrap(),
-            default
-        );
-        // Without the name field only the body matches count.
-        let no_name: FieldBoosts = "name=0".parse().unwrap();
-        assert_eq!(
-            order(index.search_with(&terms, &none, &no_name, 5).unwrap()),
-            [1]
-        );
-        // A weight on `csv` lets the document that also holds csv win the two-term query.
-        let both = LexicalIndex::query_terms("mesh csv");
-        assert_eq!(order(index.search(&both, 5).unwrap()), [0, 1]);
-        let weights: BTreeMap<String, f32> = [("csv".to_string(), 10.0)].into();
-        assert_eq!(
-            order(
-                index
-                    .search_with(&both, &weights, &FieldBoosts::default(), 5)
-                    .unwrap()
-            ),
-            [1, 0]
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,452 @@
+//! Semantic edges: two skills of one narrow capability cluster (\[P\] §3.2, the `semantic`
+//! relation), found offline from the skills' content alone.
+//!
+//! **With skill vectors** (a build with `--model-dir`): each skill's `k` nearest neighbours by
+//! the cosine of the stored, L2-normalized vectors (the first part of the text view, `card` by
+//! default); a pair becomes a candidate when each is among the other's `k` nearest (*mutual*
+//! kNN) and its cosine is at least `cosine_floor`. Provenance [`EdgeProvenance::Vector`].
+//!
+//! **Without vectors** (the lexical default): each skill's name and description, analyzed as a
+//! query, searched by BM25 over the `name` and `description` fields of the workspace's tantivy
+//! index; the score relative to the skill's own score (its query against itself) plays the
+//! cosine's part, with floor `bm25_floor`. Mutual top-`k` as above. Provenance
+//! [`EdgeProvenance::Bm25`].
+//!
+//! Both then need **specific evidence**: at least `min_shared_terms` shared *specific terms*
+//! ([`SpecificTerms`]: lower-case words of name, description and headings, stop words out,
+//! used by at most `max(3, N / 100)` skills). Without it, template siblings join: on the real
+//! library the 786 composiohq `X-automation` skills ("Automate X tasks via Rube MCP
+//! (Composio)...") reach in-degree 389 in plain 5NN and mutual pairs at cosine 0.80-0.86
+//! with nothing in common but the template. Last, a **cap per node**: candidates are taken in
+//! descending similarity while both ends have fewer than `max_per_node` semantic edges.
+//!
+//! Each edge is stored once, from the smaller node index to the larger (the relation is
+//! symmetric); weight = the cosine (or relative BM25 score), rounded to 6 digits; evidence
+//! `cosine 0.71; shared: ffmpeg, trim` (`bm25 0.52; ...` for lexical), at most 4 terms,
+//! rarest first.
+//!
+//! Cost: the vector path is [`gos_core::index::dense::knn`]: exact blocked top-k (sgemm tiles,
+//! query blocks in parallel) up to [`EXACT_LIMIT`] skills, O(N² · dim) multiply-adds (5,584 x
+//! 384 on the real library: about 1.2 · 10¹⁰; 100,000 x 384: 3.8 · 10¹², timed in
+//! docs/graph-quality.md), and an HNSW graph (instant-distance) with one search per skill above
+//! it. The lexical path is one BM25 query per skill.
+//!
+//! No collection, folder or path is read: edges come from content only.
+
+use gos_core::index::dense::HnswParams;
+use gos_core::index::dense::Vectors;
+use gos_core::index::dense::knn::all_top_k;
+use gos_core::index::lexical::{FieldBoosts, LexicalIndex};
+use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+
+/// Library size up to which the neighbour search is exact (beyond it, HNSW; see the module
+/// docs): ../shared/docs/toolchain-notes.md measured exact search cheaper than HNSW up to
+/// about 100,000 vectors, and the blocked exact pass fits the issue's 3 minutes there.
+pub const EXACT_LIMIT: usize = 100_000;
+
+/// Parameters of the semantic pass. Defaults were read off the real library (5,584 skills,
+/// all-MiniLM-L6-v2 card vectors; docs/graph-quality.md): k 15, cosine floor 0.4, one shared
+/// specific term, 6 edges per node give 9,616 edges, 63 of the 149 DEV oracle pairs joined,
+/// 18% of skills without a semantic edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SemanticOptions {
+    /// Neighbours per skill; a pair must be among each other's `k` (mutual kNN). 0 turns
+    /// semantic edges off.
+    pub k: usize,
+    /// Least cosine of a vector pair, in [-1, 1].
+    pub cosine_floor: f32,
+    /// Least BM25 score of a lexical pair relative to the querying skill's own score, in
+    /// [0, 1] (both directions must reach it).
+    pub bm25_floor: f32,
+    /// Least shared specific terms ([`SpecificTerms`]).
+    pub min_shared_terms: usize,
+    /// Most semantic edges per node.
+    pub max_per_node: usize,
+    /// A term used by more skills than this is not specific; 0 means `max(3, N / 100)`.
+    pub term_max_df: usize,
+}
+
+impl Default for SemanticOptions {
+    fn default() -> Self {
+        SemanticOptions {
+            k: 15,
+            cosine_floor: 0.4,
+            bm25_floor: 0.3,
+            min_shared_terms: 1,
+            max_per_node: 6,
+            term_max_df: 0,
+        }
+    }
+}
+
+/// Counters of the semantic pass (the build report's `semantic` entry).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SemanticStats {
+    /// `vector` or `bm25`.
+    pub method: String,
+    /// Mutual pairs above the floor.
+    pub mutual_pairs: usize,
+    /// Of those, dropped for lack of a shared specific term.
+    pub without_terms: usize,
+    /// Of the rest, dropped by the cap per node.
+    pub capped: usize,
+    /// Edges made.
+    pub edges: usize,
+    /// Milliseconds spent.
+    pub ms: u64,
+}
+
+/// Stop words left out of [`SpecificTerms`] (short function words and the words every
+/// SKILL.md uses about itself).
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "from", "this", "that", "these", "those", "into", "use", "using",
+    "used", "when", "what", "which", "who", "how", "you", "your", "can", "will", "should", "not",
+    "any", "all", "via", "are", "its", "was", "were", "has", "have", "but", "skill", "skills",
+];
+
+/// The specific terms of every node: lower-case words (letters, digits, `+ # . -`; at least 3
+/// characters with a letter; hyphenated words also give their parts) of the name, description
+/// and headings, stop words out, used by at most `max_df` nodes. Built once: O(total text).
+#[derive(Debug, Clone)]
+pub struct SpecificTerms {
+    terms: Vec<BTreeSet<String>>,
+    df: HashMap<String, usize>,
+}
+
+fn words(text: &str, out: &mut BTreeSet<String>) {
+    let keep = |w: &str| {
+        w.chars().count() >= 3 && w.chars().any(char::is_alphabetic) && !STOP_WORDS.contains(&w)
+    };
+    for w in text
+        .to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '+' | '#' | '.' | '-')))
+    {
+        let w = w.trim_matches(|c| c == '.' || c == '-');
+        if keep(w) {
+            out.insert(w.to_string());
+        }
+        if w.contains('-') {
+            out.extend(w.split('-').filter(|p| keep(p)).map(str::to_string));
+        }
+    }
+}
+
+impl SpecificTerms {
+    /// Index `nodes` with document-frequency cap `max_df`.
+    pub fn new(nodes: &[SkillNode], max_df: usize) -> Self {
+        let all: Vec<BTreeSet<String>> = nodes
+            .iter()
+            .map(|n| {
+                let mut set = BTreeSet::new();
+                words(&n.name.replace(['-', '_'], " "), &mut set);
+                words(&n.description.value, &mut set);
+                for h in &n.headings {
+                    words(h, &mut set);
+                }
+                set
+            })
+            .collect();
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for t in all.iter().flatten() {
+            *df.entry(t.clone()).or_insert(0) += 1;
+        }
+        let terms = all
+            .into_iter()
+            .map(|s| s.into_iter().filter(|t| df[t] <= max_df).collect())
+            .collect();
+        SpecificTerms { terms, df }
+    }
+
+    /// The specific terms `a` and `b` share, rarest first (ties alphabetical).
+    pub fn shared(&self, a: usize, b: usize) -> Vec<&str> {
+        let mut out: Vec<&str> = self.terms[a]
+            .intersection(&self.terms[b])
+            .map(String::as_str)
+            .collect();
+        out.sort_by_key(|t| (self.df[*t], *t));
+        out
+    }
+}
+
+/// The `k` best `(node, similarity)` of each row, best first (ties by node index), self
+/// excluded: exact and blocked up to [`EXACT_LIMIT`] rows, HNSW above
+/// ([`gos_core::index::dense::knn::all_top_k`]). Cost O(N² · dim) exact.
+pub fn vector_neighbours(vectors: &Vectors, k: usize) -> Vec<Vec<(usize, f32)>> {
+    all_top_k(vectors, k, EXACT_LIMIT, &HnswParams::default())
+}
+
+fn top_k(row: &mut Vec<(usize, f32)>, k: usize) {
+    let by = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if row.len() > k && k > 0 {
+        row.select_nth_unstable_by(k - 1, by);
+    }
+    row.truncate(k);
+    row.sort_by(by);
+}
+
+/// The `k` best BM25 neighbours of each node by name and description, scores relative to the
+/// node's own score (see the module docs); a node whose query matches nothing, itself
+/// included, has none.
+///
+/// # Errors
+/// [`gos_core::Error::Index`] when a search fails.
+pub fn bm25_neighbours(
+    nodes: &[SkillNode],
+    index: &LexicalIndex,
+    k: usize,
+) -> gos_core::Result<Vec<Vec<(usize, f32)>>> {
+    let fields = FieldBoosts {
+        name: 1.0,
+        description: 1.0,
+        meta: 0.0,
+        headings: 0.0,
+        body: 0.0,
+    };
+    let none = std::collections::BTreeMap::new();
+    nodes
+        .par_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let text = format!(
+                "{} {}",
+                n.name.replace(['-', '_'], " "),
+                n.description.value
+            );
+            let terms = LexicalIndex::query_terms(&text);
+            let hits = index.search_with(&terms, &none, &fields, k + 1)?;
+            let own = hits.iter().find(|h| h.0 == i).map(|h| h.1);
+            let Some(own) = own.filter(|s| *s > 0.0) else {
+                return Ok(Vec::new());
+            };
+            let mut row: Vec<(usize, f32)> = hits
+                .into_iter()
+                .filter(|h| h.0 != i)
+                .map(|(j, s)| (j, (s / own).min(1.0)))
+                .collect();
+            top_k(&mut row, k);
+            Ok(row)
+        })
+        .collect()
+}
+
+/// Semantic edges from per-node neighbour lists (`neighbours[i]`: `(j, similarity)`, best
+/// first): mutual pairs at or above `floor`, with shared specific terms, capped per node (see
+/// the module docs). `label` starts the evidence (`cosine`, `bm25`).
+pub fn semantic_edges(
+    nodes: &[SkillNode],
+    neighbours: &[Vec<(usize, f32)>],
+    floor: f32,
+    provenance: EdgeProvenance,
+    opts: &SemanticOptions,
+    stats: &mut SemanticStats,
+) -> Vec<SkillEdge> {
+    let n = nodes.len();
+    let max_df = match opts.term_max_df {
+        0 => (n / 100).max(3),
+        m => m,
+    };
+    let terms = SpecificTerms::new(nodes, max_df);
+    let label = match provenance {
+        EdgeProvenance::Bm25 => "bm25",
+        _ => "cosine",
+    };
+    let sets: Vec<HashMap<usize, f32>> = neighbours
+        .iter()
+        .map(|row| {
+            row.iter()
+                .take(opts.k)
+                .filter(|(_, s)| *s >= floor)
+                .copied()
+                .collect()
+        })
+        .collect();
+    let mut candidates: Vec<(f32, usize, usize)> = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
+        for (&j, &s) in set {
+            if i < j
+                && let Some(&back) = sets[j].get(&i)
+            {
+                stats.mutual_pairs += 1;
+                if terms.shared(i, j).len() < opts.min_shared_terms.max(1) {
+                    stats.without_terms += 1;
+                    continue;
+                }
+                // The smaller of the two directions (equal for cosine).
+                candidates.push((s.min(back), i, j));
+            }
+        }
+    }
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+    let mut degree = vec![0usize; n];
+    let mut edges = Vec::new();
+    for (s, i, j) in candidates {
+        if degree[i] >= opts.max_per_node || degree[j] >= opts.max_per_node {
+            stats.capped += 1;
+            continue;
+        }
+        degree[i] += 1;
+        degree[j] += 1;
+        let shared: Vec<&str> = terms.shared(i, j).into_iter().take(4).collect();
+        edges.push(SkillEdge {
+            source: nodes[i].id.clone(),
+            target: nodes[j].id.clone(),
+            edge_type: EdgeType::Semantic,
+            weight: (f64::from(s) * 1e6).round() / 1e6,
+            provenance,
+            evidence: format!("{label} {s:.2}; shared: {}", shared.join(", ")),
+        });
+    }
+    stats.edges = edges.len();
+    edges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gos_core::Field;
+
+    fn node(name: &str, description: &str) -> SkillNode {
+        SkillNode {
+            id: format!("c/{name}"),
+            name: name.into(),
+            description: Field::parsed(description.into()),
+            capability: Field::default(),
+            inputs: Field::default(),
+            outputs: Field::default(),
+            domain_tags: Field::default(),
+            tooling: Field::default(),
+            example_tasks: Field::default(),
+            entrypoints: Field::default(),
+            headings: vec![],
+            source_path: format!("c/{name}/SKILL.md"),
+            content_hash: String::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / norm).collect()
+    }
+
+    fn vectors(rows: Vec<Vec<f32>>) -> Vectors {
+        let hashes = (0..rows.len()).map(|i| i.to_string()).collect();
+        let dim = rows[0].len();
+        Vectors::from_rows("m".into(), "card".into(), dim, rows, hashes).unwrap()
+    }
+
+    fn opts(k: usize, cap: usize) -> SemanticOptions {
+        SemanticOptions {
+            k,
+            max_per_node: cap,
+            term_max_df: 2,
+            ..SemanticOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_close_pair_sharing_a_tool_links_and_a_close_pair_sharing_nothing_does_not() {
+        let nodes = vec![
+            node("ffmpeg-trim", "Trim video clips with ffmpeg."),
+            node("ffmpeg-concat", "Join video clips with ffmpeg."),
+            node("slides", "Build slide decks."),
+            node("posters", "Print posters."),
+        ];
+        // trim/concat: cosine 0.98, share `ffmpeg` (`video`, `clips` too: df 2);
+        // slides/posters: cosine 0.96, share no word; trim/slides: cosine 0.16.
+        let v = vectors(vec![
+            unit(&[1.0, 0.2, 0.0]),
+            unit(&[1.0, 0.0, 0.0]),
+            unit(&[0.0, 1.0, 0.75]),
+            unit(&[0.0, 0.75, 1.0]),
+        ]);
+        let nb = vector_neighbours(&v, 1);
+        assert_eq!(nb[0][0].0, 1);
+        assert_eq!(nb[2][0].0, 3);
+        let mut stats = SemanticStats::default();
+        let edges = semantic_edges(
+            &nodes,
+            &nb,
+            0.4,
+            EdgeProvenance::Vector,
+            &opts(1, 6),
+            &mut stats,
+        );
+        assert_eq!(edges.len(), 1);
+        let e = &edges[0];
+        assert_eq!(
+            (e.source.as_str(), e.target.as_str()),
+            ("c/ffmpeg-trim", "c/ffmpeg-concat")
+        );
+        assert_eq!(e.edge_type, EdgeType::Semantic);
+        assert_eq!(e.evidence, "cosine 0.98; shared: clips, ffmpeg, video");
+        assert!((e.weight - 0.980581).abs() < 1e-6, "{}", e.weight);
+        assert_eq!((stats.mutual_pairs, stats.without_terms), (2, 1));
+    }
+
+    #[test]
+    fn a_hub_every_node_points_to_is_capped_and_one_way_neighbours_do_not_link() {
+        // Node 0 is every other node's nearest neighbour (a template hub): spoke i is
+        // (1, e_i), cosine 0.71 to the hub and 0.5 to every other spoke. Each spoke shares one
+        // rare word with the hub and none with the other spokes.
+        let mut nodes = vec![node("hub", "alpha beta gamma delta epsilon zeta")];
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+        let mut rows = vec![unit(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])];
+        for (i, w) in words.iter().enumerate() {
+            nodes.push(node(&format!("spoke{i}"), w));
+            let mut r = vec![0.0; 7];
+            r[0] = 1.0;
+            r[i + 1] = 1.0;
+            rows.push(unit(&r));
+        }
+        let v = vectors(rows);
+        let nb = vector_neighbours(&v, 6);
+        // Every spoke has the hub first.
+        assert!(nb[1..].iter().all(|row| row[0].0 == 0));
+        let mut stats = SemanticStats::default();
+        let edges = semantic_edges(
+            &nodes,
+            &nb,
+            0.4,
+            EdgeProvenance::Vector,
+            &opts(6, 3),
+            &mut stats,
+        );
+        // 21 mutual pairs; the 15 spoke pairs share no word; the cap keeps 3 of the 6 hub
+        // pairs (the first spokes: ties go to the smaller index).
+        assert_eq!(edges.len(), 3);
+        assert!(edges.iter().all(|e| e.source == "c/hub"));
+        assert_eq!(edges[0].target, "c/spoke0");
+        assert_eq!((stats.mutual_pairs, stats.without_terms), (21, 15));
+        assert_eq!(stats.capped, 3);
+        // With k = 1 only the hub's own nearest spoke is mutual.
+        let mut stats = SemanticStats::default();
+        let nb1 = vector_neighbours(&v, 1);
+        let edges = semantic_edges(
+            &nodes,
+            &nb1,
+            0.4,
+            EdgeProvenance::Vector,
+            &opts(1, 3),
+            &mut stats,
+        );
+        assert_eq!(edges.len(), 1);
+        assert_eq!(stats.mutual_pairs, 1);
+    }
+
+    #[test]
+    fn specific_terms_drop_stop_words_common_words_and_split_hyphens() {
+        let nodes = vec![
+            node("bam-sort", "Sort BAM files with samtools."),
+            node("bam-index", "Index BAM files with samtools."),
+            node("notes", "Write files."),
+        ];
+        let t = SpecificTerms::new(&nodes, 2);
+        // `files` is in 3 nodes; `with` is a stop word; `bam` and `samtools` are in 2.
+        assert_eq!(t.shared(0, 1), vec!["bam", "samtools"]);
+        assert!(t.shared(0, 2).is_empty());
+    }
+}

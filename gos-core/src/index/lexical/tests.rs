@@ -1,0 +1,123 @@
+//! Unit tests of the lexical index: analysis, fields, scores, the index built in parts.
+use super::*;
+
+/// An index built in parts and merged gives exactly the scores of one writer: the same
+/// node for every hit, the same f32 score bit for bit, in the same order.
+#[test]
+fn an_index_built_in_parts_scores_exactly_as_one_writer() {
+    let words = [
+        "mesh", "csv", "parse", "render", "pdf", "table", "geo", "stl", "json",
+    ];
+    let docs: Vec<LexicalDoc> = (0..2_500u64)
+        .map(|i| {
+            let w = |k: u64| words[((i * 7 + k * 3) % words.len() as u64) as usize];
+            LexicalDoc {
+                ord: i,
+                id: format!("s{i}"),
+                name: w(1).to_string(),
+                body: (0..(i % 13 + 1)).map(w).collect::<Vec<_>>().join(" "),
+                ..LexicalDoc::default()
+            }
+        })
+        .collect();
+    let one = tempfile::tempdir().unwrap();
+    let parts = tempfile::tempdir().unwrap();
+    LexicalIndex::build_in_parts(one.path(), &docs, 1).unwrap();
+    LexicalIndex::build_in_parts(parts.path(), &docs, 3).unwrap();
+    let a = LexicalIndex::open(one.path(), docs.len()).unwrap();
+    let b = LexicalIndex::open(parts.path(), docs.len()).unwrap();
+    for q in ["mesh csv", "render the stl table", "geo json pdf parse"] {
+        let terms = LexicalIndex::query_terms(q);
+        let (x, y) = (a.search(&terms, 50).unwrap(), b.search(&terms, 50).unwrap());
+        assert_eq!(x.len(), 50, "{q}");
+        let bits =
+            |h: &[(usize, f32)]| h.iter().map(|(n, s)| (*n, s.to_bits())).collect::<Vec<_>>();
+        assert_eq!(bits(&x), bits(&y), "{q}");
+    }
+}
+
+#[test]
+fn common_terms_leave_the_query_and_a_query_of_only_common_terms_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let bodies = [
+        "parse the mesh file",
+        "parse the log file",
+        "parse the csv file",
+        "render stl meshes",
+    ];
+    let docs = bodies.iter().enumerate().map(|(i, b)| LexicalDoc {
+        ord: i as u64,
+        id: format!("s{i}"),
+        body: b.to_string(),
+        ..LexicalDoc::default()
+    });
+    LexicalIndex::build(dir.path(), docs).unwrap();
+    let index = LexicalIndex::open(dir.path(), bodies.len()).unwrap();
+    let terms = LexicalIndex::query_terms("Parse the STL file");
+    let keys = |t: &BTreeMap<String, u32>| t.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&terms), ["file", "pars", "stl"]);
+    // `pars` and `file` are in 3 of 4 bodies: above a share of 0.5.
+    let kept = index.without_common_terms(&terms, 0.5).unwrap();
+    assert_eq!(keys(&kept), ["stl"]);
+    assert_eq!(index.without_common_terms(&terms, 1.0).unwrap(), terms);
+    assert_eq!(
+        keys(&index.without_common_terms(&terms, 0.75).unwrap()),
+        keys(&terms)
+    );
+    let common = LexicalIndex::query_terms("parse file");
+    assert_eq!(index.without_common_terms(&common, 0.5).unwrap(), common);
+    // The search finds the one skill with the rare term first.
+    assert_eq!(index.search(&kept, 4).unwrap()[0].0, 3);
+}
+
+#[test]
+fn field_boosts_and_term_weights_change_the_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = [
+        LexicalDoc {
+            ord: 0,
+            id: "a".into(),
+            name: "mesh".into(),
+            body: "report".into(),
+            ..LexicalDoc::default()
+        },
+        LexicalDoc {
+            ord: 1,
+            id: "b".into(),
+            body: "mesh csv".into(),
+            ..LexicalDoc::default()
+        },
+    ];
+    LexicalIndex::build(dir.path(), docs).unwrap();
+    let index = LexicalIndex::open(dir.path(), 2).unwrap();
+    let terms = LexicalIndex::query_terms("mesh");
+    let none = BTreeMap::new();
+    let order = |hits: Vec<(usize, f32)>| hits.iter().map(|h| h.0).collect::<Vec<_>>();
+    // The name match (boost 3) beats the body match.
+    let default = index.search(&terms, 5).unwrap();
+    assert_eq!(order(default.clone()), [0, 1]);
+    assert_eq!(
+        index
+            .search_with(&terms, &none, &FieldBoosts::default(), 5)
+            .unwrap(),
+        default
+    );
+    // Without the name field only the body matches count.
+    let no_name: FieldBoosts = "name=0".parse().unwrap();
+    assert_eq!(
+        order(index.search_with(&terms, &none, &no_name, 5).unwrap()),
+        [1]
+    );
+    // A weight on `csv` lets the document that also holds csv win the two-term query.
+    let both = LexicalIndex::query_terms("mesh csv");
+    assert_eq!(order(index.search(&both, 5).unwrap()), [0, 1]);
+    let weights: BTreeMap<String, f32> = [("csv".to_string(), 10.0)].into();
+    assert_eq!(
+        order(
+            index
+                .search_with(&both, &weights, &FieldBoosts::default(), 5)
+                .unwrap()
+        ),
+        [1, 0]
+    );
+}
