@@ -56,6 +56,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         needs_vectors,
         args.dense.model_dir.as_deref(),
         &args.cross_encoder.device,
+        args.dense.query_precision,
     )?;
     let ce = &args.cross_encoder;
     let peer = args

@@ -127,6 +127,7 @@ fn from_workspace(ws: &std::path::Path, query: &str, top: usize) -> Result<Value
         workspace: ws.to_path_buf(),
         model_dir: None,
         lexical_only: true,
+        precision: Default::default(),
     })?;
     let req = gos_server::request::RetrieveRequest {
         query: query.to_string(),

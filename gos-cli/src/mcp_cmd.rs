@@ -11,6 +11,7 @@ pub fn open_state(served: &ServedWorkspaceArgs) -> Result<(Arc<ServerState>, Lim
         workspace: served.workspace.clone(),
         model_dir: served.model_dir.clone(),
         lexical_only: served.lexical,
+        precision: served.query_precision,
     };
     let state = ServerState::open(config)
         .map_err(|e| match crate::workspace_arg::explain_server_error(&e) {

@@ -149,7 +149,13 @@ pub fn run(args: RetrieveArgs) -> Result<()> {
         Retriever::new(Arc::clone(&ws))
     } else {
         let device = parse_device(&args.cross_encoder.device)?;
-        gos_models::retriever(Arc::clone(&ws), args.dense.model_dir.as_deref(), &device).with_context(
+        gos_models::retriever_with(
+            Arc::clone(&ws),
+            args.dense.model_dir.as_deref(),
+            &device,
+            args.dense.query_precision,
+        )
+        .with_context(
             || "loading the query encoder (set --model-dir or GOS_MODEL_DIR, or use --seeds lexical)",
         )?
     };

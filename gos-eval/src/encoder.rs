@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 /// Load the query encoder when `needed` (some arm seeds dense or hybrid); `None` otherwise.
 /// The model is `model_dir` when given, else the model directory the workspace was built with;
-/// `device` is a device name such as `cpu` or `cuda:0`.
+/// `device` is a device name such as `cpu` or `cuda:0`, `precision` the query encoder's
+/// ([`gos_models::dense::Precision`]).
 ///
 /// # Errors
 /// [`Error::MissingModel`] when the workspace has no vectors; [`Error::Encoder`] when the
@@ -19,6 +20,7 @@ pub fn load_query_encoder(
     needed: bool,
     model_dir: Option<&Path>,
     device: &str,
+    precision: gos_models::dense::Precision,
 ) -> Result<Option<Arc<dyn TextEmbedder>>> {
     if !needed {
         return Ok(None);
@@ -35,8 +37,10 @@ pub fn load_query_encoder(
         context: "choosing the device of the query encoder".into(),
         source,
     })?;
-    gos_models::query_encoder(ws, model_dir, &device).map_err(|source| Error::Encoder {
-        context: "loading the query encoder (set --model-dir or GOS_MODEL_DIR)".into(),
-        source,
+    gos_models::query_encoder_with(ws, model_dir, &device, precision).map_err(|source| {
+        Error::Encoder {
+            context: "loading the query encoder (set --model-dir or GOS_MODEL_DIR)".into(),
+            source,
+        }
     })
 }

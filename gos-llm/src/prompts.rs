@@ -97,18 +97,46 @@ pub fn skill_line(n: &SkillNode) -> String {
 
 /// The validation prompt of `focus` with its candidate pool.
 pub fn validation_prompt(focus: &SkillNode, candidates: &[&SkillNode]) -> Prompt {
+    validation_prompt_with(focus, candidates, &[])
+}
+
+/// [`validation_prompt`] with, under candidate `i`, the line `Proposed by the build: ...`
+/// when `proposed[i]` is `Some` (a candidate edge a deterministic rule made between the focus
+/// skill and that candidate: its type, direction and evidence, already clipped and free of
+/// markup). The reply then keeps such an edge by listing it (with the type the model judges
+/// right) and drops it by leaving it out (`gos_build::llm::validate`). Without any proposed
+/// line the prompt is exactly [`validation_prompt`]'s, so cached replies stay valid.
+pub fn validation_prompt_with(
+    focus: &SkillNode,
+    candidates: &[&SkillNode],
+    proposed: &[Option<String>],
+) -> Prompt {
     let mut user = format!(
         "{VALIDATE_HEADER}\n- {}\n\nCandidate skills:\n",
         skill_line(focus)
     );
-    for c in candidates {
+    let mut any_proposed = false;
+    for (i, c) in candidates.iter().enumerate() {
         user.push_str(&format!("- {}\n", skill_line(c)));
+        if let Some(Some(p)) = proposed.get(i) {
+            user.push_str(&format!(
+                "  Proposed by the build: {}\n",
+                clip(p, MAX_DESCRIPTION)
+            ));
+            any_proposed = true;
+        }
     }
     user.push_str(
         "\nList the well-supported relations between the focus skill and the candidates; each \
          relation joins the focus skill to one candidate. Return {\"relations\": []} when none \
          is well supported.",
     );
+    if any_proposed {
+        user.push_str(
+            " A relation proposed by the build is kept only if you list it (with the type you \
+             judge right); leave it out when the skill texts do not support it.",
+        );
+    }
     Prompt::new(VALIDATE_TEMPLATE, VALIDATE_SYSTEM, user)
 }
 
@@ -130,4 +158,57 @@ pub fn rewrite_prompt(task: &str) -> Prompt {
         REWRITE_SYSTEM,
         format!("{REWRITE_HEADER}\n{}", task.trim()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gos_core::Field;
+
+    fn node(id: &str, description: &str) -> SkillNode {
+        SkillNode {
+            id: id.into(),
+            name: id.rsplit('/').next().unwrap().into(),
+            description: Field::parsed(description.into()),
+            capability: Field::default(),
+            inputs: Field::default(),
+            outputs: Field::default(),
+            domain_tags: Field::default(),
+            tooling: Field::default(),
+            example_tasks: Field::default(),
+            entrypoints: Field::default(),
+            headings: vec![],
+            source_path: format!("{id}/SKILL.md"),
+            content_hash: String::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn proposed_lines_sit_under_their_candidate_and_their_absence_changes_nothing() {
+        let (f, a, b) = (
+            node("c/report", "Write the report."),
+            node("c/cleaner", "Clean the answers."),
+            node("c/mailer", "Mail a document."),
+        );
+        let plain = validation_prompt(&f, &[&a, &b]);
+        assert_eq!(plain, validation_prompt_with(&f, &[&a, &b], &[None, None]));
+        let with = validation_prompt_with(
+            &f,
+            &[&a, &b],
+            &[
+                None,
+                Some("workflow, [c/report] first (sequence: then mail it)".into()),
+            ],
+        );
+        let user = &with.messages[1].content;
+        assert!(
+            user.contains(
+                "- [c/mailer] mailer: Mail a document.\n  Proposed by the build: workflow, [c/report] first (sequence: then mail it)\n"
+            ),
+            "{user}"
+        );
+        assert!(user.ends_with("leave it out when the skill texts do not support it."));
+        assert_ne!(plain, with);
+    }
 }

@@ -49,6 +49,7 @@ struct Shared {
     requests: AtomicU64,
     models: Mutex<Vec<String>>,
     temperatures: Mutex<Vec<f64>>,
+    user_messages: Mutex<Vec<String>>,
     stop: AtomicBool,
 }
 
@@ -70,6 +71,7 @@ impl Responder {
             requests: AtomicU64::new(0),
             models: Mutex::new(Vec::new()),
             temperatures: Mutex::new(Vec::new()),
+            user_messages: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
@@ -112,6 +114,12 @@ impl Responder {
     /// The `temperature` of each chat request received so far, in arrival order.
     pub fn temperatures(&self) -> Vec<f64> {
         self.shared.temperatures.lock().unwrap().clone()
+    }
+
+    /// The last `user` message of each chat request received so far, in arrival order (what
+    /// the prompt showed the model).
+    pub fn user_messages(&self) -> Vec<String> {
+        self.shared.user_messages.lock().unwrap().clone()
     }
 
     /// Queue faults for the next requests.
@@ -181,6 +189,19 @@ fn serve(s: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
     }
     if let Some(t) = req.get("temperature").and_then(|t| t.as_f64()) {
         s.temperatures.lock().unwrap().push(t);
+    }
+    let user = req
+        .get("messages")
+        .and_then(|m| m.as_array())
+        .and_then(|m| {
+            m.iter()
+                .rev()
+                .find(|m| m.get("role").and_then(|r| r.as_str()) == Some("user"))
+        })
+        .and_then(|m| m.get("content"))
+        .and_then(|c| c.as_str());
+    if let Some(u) = user {
+        s.user_messages.lock().unwrap().push(u.to_string());
     }
     let content = match fault {
         Some(Fault::Status(code)) => {

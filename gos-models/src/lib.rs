@@ -51,4 +51,4 @@ mod workspace;
 
 pub use gos_core::index::dense::TextEmbedder;
 pub use gos_core::rerank::PairScorer;
-pub use workspace::{query_encoder, retriever};
+pub use workspace::{query_encoder, query_encoder_with, retriever, retriever_with};

@@ -29,6 +29,21 @@ pub fn query_encoder(
     model_dir: Option<&Path>,
     device: &Device,
 ) -> Result<Option<Arc<dyn TextEmbedder>>> {
+    query_encoder_with(ws, model_dir, device, Precision::from_env()?)
+}
+
+/// [`query_encoder`] in the given `precision` (`gos --query-precision`), whatever the
+/// environment says.
+///
+/// # Errors
+/// [`gos_core::Error::Model`] when the model directory cannot be loaded (the message names
+/// it); [`gos_core::Error::InvalidOption`] when int8 is asked for on a GPU.
+pub fn query_encoder_with(
+    ws: &Workspace,
+    model_dir: Option<&Path>,
+    device: &Device,
+    precision: Precision,
+) -> Result<Option<Arc<dyn TextEmbedder>>> {
     let Some(dense) = ws.dense() else {
         return Ok(None);
     };
@@ -36,7 +51,6 @@ pub fn query_encoder(
         || Path::new(&dense.info.model_dir).to_path_buf(),
         Path::to_path_buf,
     );
-    let precision = Precision::from_env()?;
     let encoder: Arc<dyn TextEmbedder> =
         Arc::new(SentenceEncoder::load_with(&dir, device, precision)?);
     Ok(Some(encoder))
@@ -56,8 +70,21 @@ pub fn retriever(
     model_dir: Option<&Path>,
     device: &Device,
 ) -> Result<Retriever> {
+    retriever_with(ws, model_dir, device, Precision::from_env()?)
+}
+
+/// [`retriever`] with its query encoder in the given `precision` ([`query_encoder_with`]).
+///
+/// # Errors
+/// As [`retriever`].
+pub fn retriever_with(
+    ws: impl Into<Arc<Workspace>>,
+    model_dir: Option<&Path>,
+    device: &Device,
+    precision: Precision,
+) -> Result<Retriever> {
     let retriever = Retriever::new(ws);
-    match query_encoder(retriever.workspace(), model_dir, device)? {
+    match query_encoder_with(retriever.workspace(), model_dir, device, precision)? {
         Some(encoder) => retriever.with_embedder(encoder),
         None => Ok(retriever),
     }

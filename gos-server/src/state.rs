@@ -11,6 +11,7 @@ use arc_swap::ArcSwap;
 use gos_core::Retriever;
 use gos_core::Workspace;
 use gos_core::index::dense::TextEmbedder;
+use gos_models::dense::Precision;
 use gos_models::device::Device;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +29,8 @@ pub struct ServeConfig {
     pub model_dir: Option<PathBuf>,
     /// Serve lexical seeds only: never load an encoder, even when the workspace has vectors.
     pub lexical_only: bool,
+    /// Precision of the query encoder (`gos serve --query-precision`; f32 by default).
+    pub precision: Precision,
 }
 
 /// One loaded generation of the served state.
@@ -117,13 +120,16 @@ impl Loaded {
                 });
                 match reusable {
                     Some(e) => Some(e),
-                    None => {
-                        gos_models::query_encoder(&ws, config.model_dir.as_deref(), &Device::Cpu)
-                            .map_err(|source| ServerError::Encoder {
-                                path: path.clone(),
-                                source,
-                            })?
-                    }
+                    None => gos_models::query_encoder_with(
+                        &ws,
+                        config.model_dir.as_deref(),
+                        &Device::Cpu,
+                        config.precision,
+                    )
+                    .map_err(|source| ServerError::Encoder {
+                        path: path.clone(),
+                        source,
+                    })?,
                 }
             }
             _ => None,
@@ -289,6 +295,7 @@ mod tests {
             workspace: ws,
             model_dir: None,
             lexical_only: false,
+            precision: Default::default(),
         })
         .unwrap();
         let before = state.current();

@@ -3,8 +3,9 @@
 //! focus skill reuses the pool recorded by the previous build in `llm-pools.json`, so its
 //! prompt renders identically and its reply comes from the cache.
 //!
-//! A focus skill is *clean* when its content hash is unchanged and every member of its
-//! recorded pool still exists with an unchanged content hash. A changed or new skill `x`
+//! A focus skill is *clean* when its content hash is unchanged, every member of its
+//! recorded pool still exists with an unchanged content hash, and the candidate edges its
+//! prompt shows (semantic, alternative, workflow: [`candidate_fingerprint`]) are unchanged. A changed or new skill `x`
 //! *enters* the pool of a clean skill `f` when `f` is among `x`'s provider neighbours and the
 //! fresh pool of `f` contains a changed skill; such an `f` is revalidated. The cost is one
 //! fresh pool per changed skill plus one per provider neighbour of it, proportional to the
@@ -46,6 +47,45 @@ pub struct FocusRecord {
     pub content_hash: String,
     /// Candidate ids, best first.
     pub candidates: Vec<String>,
+    /// Fingerprint of the candidate edges (semantic, alternative, workflow) the prompt showed
+    /// for this focus skill ([`candidate_fingerprint`]); empty when there were none. A focus
+    /// skill whose fingerprint changed is revalidated, since its prompt changed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub candidate_edges: String,
+}
+
+/// Fingerprint of the candidate edges incident to each node: SHA-256 (hex, first 16 bytes) of
+/// the sorted lines `other id, type, direction, provenance, evidence`; empty for a node with
+/// none. Everything the prompt's "Proposed by the build" lines show is in it.
+pub fn candidate_fingerprint(nodes: &[SkillNode], graph: &gos_core::SkillGraph) -> Vec<String> {
+    use sha2::{Digest, Sha256};
+    let mut lines: Vec<Vec<String>> = vec![Vec::new(); nodes.len()];
+    for (s, t, e) in graph.indexed_edges() {
+        if !e.provenance.is_candidate() || s >= nodes.len() || t >= nodes.len() {
+            continue;
+        }
+        let line = |other: usize, dir: &str| {
+            format!(
+                "{}\t{}\t{dir}\t{}\t{}",
+                nodes[other].id,
+                e.edge_type.as_str(),
+                e.provenance.as_str(),
+                e.evidence
+            )
+        };
+        lines[s].push(line(t, "out"));
+        lines[t].push(line(s, "in"));
+    }
+    lines
+        .into_iter()
+        .map(|mut l| {
+            if l.is_empty() {
+                return String::new();
+            }
+            l.sort();
+            hex::encode(&Sha256::digest(l.join("\n").as_bytes())[..16])
+        })
+        .collect()
 }
 
 /// What the incremental plan did.
@@ -68,13 +108,18 @@ pub struct IncrementalStats {
     pub member_changed: usize,
     /// Skills of the previous build that are gone.
     pub removed: usize,
+    /// Clean focus skills revalidated because the candidate edges shown in their prompt
+    /// changed ([`FocusRecord::candidate_edges`]).
+    pub candidates_changed: usize,
 }
 
 impl PoolsFile {
     /// A record of `pools` (node indices) over `nodes`.
+    /// `fingerprints[i]` is node `i`'s [`candidate_fingerprint`] (missing entries are empty).
     pub fn new(
         nodes: &[SkillNode],
         pools: &[Vec<usize>],
+        fingerprints: &[String],
         model: &str,
         template: &str,
         pool_k: usize,
@@ -83,12 +128,14 @@ impl PoolsFile {
         let focus = nodes
             .iter()
             .zip(pools)
-            .map(|(n, p)| {
+            .enumerate()
+            .map(|(i, (n, p))| {
                 (
                     n.id.clone(),
                     FocusRecord {
                         content_hash: n.content_hash.clone(),
                         candidates: p.iter().map(|&c| nodes[c].id.clone()).collect(),
+                        candidate_edges: fingerprints.get(i).cloned().unwrap_or_default(),
                     },
                 )
             })
@@ -119,10 +166,13 @@ impl PoolsFile {
 }
 
 /// Pools of every node: reused from `previous` where clean, fresh elsewhere (module docs).
+/// `fingerprints[i]` is node `i`'s [`candidate_fingerprint`] in this build: a clean focus
+/// skill whose fingerprint differs from its record's is revalidated too.
 pub fn plan_pools(
     nodes: &[SkillNode],
     previous: Option<&PoolsFile>,
     expected: &PoolsFile,
+    fingerprints: &[String],
     providers: &[&dyn PoolProvider],
     exclude: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> (Vec<Vec<usize>>, IncrementalStats) {
@@ -188,6 +238,10 @@ pub fn plan_pools(
             continue;
         }
         let rec = &prev.focus[&n.id];
+        if rec.candidate_edges != fingerprints.get(i).map_or("", String::as_str) {
+            stats.candidates_changed += 1;
+            continue;
+        }
         let members: Option<Vec<usize>> = rec
             .candidates
             .iter()

@@ -41,6 +41,9 @@ pub use gos_llm::cache::CACHE_FILE;
 pub const DEFAULT_CONCURRENCY: usize = 4;
 /// Default of [`LlmOptions::pool_k`] (reference `LINK_TOP_K`).
 pub const DEFAULT_POOL_K: usize = 8;
+/// Name of the pool source [`with_candidates`] in the pools file and the report: the skills
+/// that a candidate edge joins to the focus skill.
+pub const CANDIDATE_EDGES_PROVIDER: &str = "candidate_edges";
 /// Most skipped entries listed in the report (the total is always given).
 const MAX_SKIPPED_LISTED: usize = 200;
 
@@ -256,31 +259,39 @@ impl LlmRun {
         let io_p = IoNeighbours::new(nodes, max_type_df);
         // Pool providers, in order. A dense provider (workspace vectors) is added here.
         let providers: Vec<&dyn PoolProvider> = vec![&lexical_p, &io_p];
-        // Only dependency evidence (io, mention, declared) settles a pair: a pair the
-        // similarity rules joined (semantic, alternative) stays in the pool, so the model can
-        // confirm, retype or leave it (GoS's relation validation).
+        // Only dependency evidence (io, mention, declared) settles a pair: a pair that only a
+        // candidate rule joined (semantic, alternative, workflow) stays in the pool, so the
+        // model can confirm, retype or reject its edge (GoS's relation validation).
         let linked: std::collections::HashSet<(usize, usize)> = graph
             .indexed_edges()
-            .filter(|(_, _, e)| !e.provenance.is_similarity())
+            .filter(|(_, _, e)| !e.provenance.is_candidate())
             .flat_map(|(s, t, _)| [(s, t), (t, s)])
             .collect();
         let exclude = |f: usize, c: usize| linked.contains(&(f, c));
+        let fingerprints = incremental::candidate_fingerprint(nodes, graph);
         let expected = PoolsFile::new(
+            &[],
             &[],
             &[],
             &self.opts.model,
             prompts::VALIDATE_TEMPLATE,
             self.opts.pool_k,
-            providers.iter().map(|p| p.name().to_string()).collect(),
+            providers
+                .iter()
+                .map(|p| p.name().to_string())
+                .chain([CANDIDATE_EDGES_PROVIDER.to_string()])
+                .collect(),
         );
         progress.stage("pools", None);
         let (pools, inc) = plan_pools(
             nodes,
             self.previous_pools.as_ref(),
             &expected,
+            &fingerprints,
             &providers,
             &exclude,
         );
+        let pools = with_candidates(pools, graph, self.opts.pool_k, &exclude);
         progress.finish_stage();
         let collections: BTreeSet<String> = nodes
             .iter()
@@ -311,6 +322,7 @@ impl LlmRun {
         let record = PoolsFile::new(
             nodes,
             &pools,
+            &fingerprints,
             &self.opts.model,
             prompts::VALIDATE_TEMPLATE,
             self.opts.pool_k,
@@ -351,4 +363,39 @@ impl LlmRun {
         }
         self.report
     }
+}
+
+/// `pools` with, appended to each focus skill's pool, the skills a candidate edge
+/// ([`gos_core::EdgeProvenance::is_candidate`]: semantic, alternative, workflow) joins it to
+/// and the pool lacks, heaviest edge first (ties by node index), at most `k` of them, pairs
+/// that `exclude` settles left out. Appending keeps the fused pool's order, so every candidate
+/// edge of a focus skill is put to the validator, which confirms, retypes or rejects it.
+pub fn with_candidates(
+    mut pools: Vec<Vec<usize>>,
+    graph: &SkillGraph,
+    k: usize,
+    exclude: &dyn Fn(usize, usize) -> bool,
+) -> Vec<Vec<usize>> {
+    let mut joined: Vec<Vec<(usize, f64)>> = vec![Vec::new(); pools.len()];
+    for (s, t, e) in graph.indexed_edges() {
+        if e.provenance.is_candidate() && s < pools.len() && t < pools.len() {
+            joined[s].push((t, e.weight));
+            joined[t].push((s, e.weight));
+        }
+    }
+    for (f, pool) in pools.iter_mut().enumerate() {
+        let list = &mut joined[f];
+        list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut added = 0;
+        for &(c, _) in list.iter() {
+            if added == k {
+                break;
+            }
+            if c != f && !exclude(f, c) && !pool.contains(&c) {
+                pool.push(c);
+                added += 1;
+            }
+        }
+    }
+    pools
 }

@@ -2,15 +2,29 @@
 //! reply's proposals through the acceptance gates ([`super::gates`]), accepted ones added to
 //! the graph as `llm` edges, deduplicated against every edge already there.
 //!
-//! Replies are processed in focus order (node index), whatever order the requests finished
-//! in, so the graph does not depend on thread timing.
+//! **Candidate edges** (semantic, alternative and workflow edges the deterministic rules made;
+//! [`EdgeProvenance::is_candidate`]) are put to the model with the pool: the prompt shows each
+//! under its candidate ("Proposed by the build: ..."), and the verdicts are GoS's relation
+//! validation ([P] §3.2):
+//!
+//! | the replies (of either endpoint's request) | the candidate edge |
+//! | --- | --- |
+//! | an accepted relation of the same type (and direction, for workflow) | **confirmed**: it becomes the model's `llm` edge, with its evidence and weight |
+//! | an accepted relation of another type or direction only | **retyped**: removed; the model's edge stands |
+//! | nothing accepted for the pair | **rejected**: removed |
+//!
+//! A pair is judged only when a request whose pool held it succeeded; an edge whose requests
+//! all failed (or were cut by the budget) keeps its deterministic form, as the build report
+//! says. Replies are processed in focus order (node index), whatever order the requests
+//! finished in, and the verdicts are applied after the last reply, so the graph does not
+//! depend on thread timing nor on which endpoint's request came first.
 
 use super::gates::{GateContext, empty_rejections, parse_relations, relation_weight};
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph, SkillNode};
-use gos_llm::prompts::validation_prompt;
+use gos_llm::prompts::validation_prompt_with;
 use gos_llm::service::LlmService;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Counters of the validation pass.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -33,9 +47,16 @@ pub struct ValidationStats {
     pub proposals: usize,
     /// Proposals accepted as new edges.
     pub accepted: usize,
-    /// Of the accepted: semantic or alternative edges the similarity rules had already made,
-    /// now carrying the model's evidence and weight.
+    /// Of the accepted: candidate edges (semantic, alternative, workflow) the deterministic
+    /// rules had already made, now carrying the model's evidence and weight.
     pub confirmed: usize,
+    /// Candidate edges put to the model (in a pool whose request succeeded), confirmed or not.
+    pub candidates_reviewed: usize,
+    /// Candidate edges removed because the model accepted only another type or direction for
+    /// their pair.
+    pub retyped: usize,
+    /// Candidate edges removed because the model accepted no relation for their pair, by type.
+    pub candidates_rejected: BTreeMap<String, usize>,
     /// Accepted edges by type.
     pub accepted_by_type: BTreeMap<String, usize>,
     /// Rejected proposals by gate (every gate listed).
@@ -88,9 +109,15 @@ pub fn validate_relations(
         .iter()
         .map(|&i| {
             let cands: Vec<&SkillNode> = pools[i].iter().map(|&c| &nodes[c]).collect();
-            validation_prompt(&nodes[i], &cands)
+            let proposed: Vec<Option<String>> = pools[i]
+                .iter()
+                .map(|&c| proposed_line(graph, nodes, i, c))
+                .collect();
+            validation_prompt_with(&nodes[i], &cands, &proposed)
         })
         .collect();
+    // Pairs (smaller index first) whose request succeeded: their candidate edges are judged.
+    let mut reviewed: HashSet<(usize, usize)> = HashSet::new();
     let answers = service.run_batch(&prompts, on_done);
     for (&f, answer) in focus.iter().zip(answers) {
         let answer = match answer {
@@ -110,6 +137,7 @@ pub fn validate_relations(
                 continue;
             }
         };
+        reviewed.extend(pools[f].iter().map(|&c| (f.min(c), f.max(c))));
         for item in items {
             stats.proposals += 1;
             let Some(p) = item else {
@@ -124,10 +152,10 @@ pub fn validate_relations(
                 }
             };
             let symmetric = matches!(acc.edge_type, EdgeType::Semantic | EdgeType::Alternative);
-            let existing_similarity = has_edge(graph, acc.source, acc.target, acc.edge_type)
+            let existing_candidate = has_edge(graph, acc.source, acc.target, acc.edge_type)
                 && edge_provenance(graph, acc.source, acc.target, acc.edge_type)
-                    .is_some_and(|p| p.is_similarity());
-            if has_edge(graph, acc.source, acc.target, acc.edge_type) && !existing_similarity {
+                    .is_some_and(|p| p.is_candidate());
+            if has_edge(graph, acc.source, acc.target, acc.edge_type) && !existing_candidate {
                 *stats.rejected.entry("duplicate".into()).or_insert(0) += 1;
                 continue;
             }
@@ -150,9 +178,9 @@ pub fn validate_relations(
                     acc.confidence
                 ),
             };
-            // A semantic or alternative edge the similarity rules made and the model confirms
-            // becomes the model's edge (its evidence and weight): GoS's relation validation.
-            let added = if existing_similarity {
+            // A candidate edge the rules made and the model confirms becomes the model's edge
+            // (its evidence and weight): GoS's relation validation.
+            let added = if existing_candidate {
                 stats.confirmed += 1;
                 graph.replace_edge(edge, symmetric).is_some()
             } else {
@@ -169,5 +197,77 @@ pub fn validate_relations(
             }
         }
     }
+    judge_candidates(graph, &reviewed, &mut stats);
     stats
+}
+
+/// Apply the verdicts on the candidate edges of the `reviewed` pairs (module docs): a
+/// candidate edge still there was not confirmed; it is removed, as retyped when its pair now
+/// has an `llm` edge, as rejected otherwise.
+fn judge_candidates(
+    graph: &mut SkillGraph,
+    reviewed: &HashSet<(usize, usize)>,
+    stats: &mut ValidationStats,
+) {
+    let key = |s: usize, t: usize| (s.min(t), s.max(t));
+    let mut model_pairs: HashSet<(usize, usize)> = HashSet::new();
+    for (s, t, e) in graph.indexed_edges() {
+        let k = key(s, t);
+        if !reviewed.contains(&k) {
+            continue;
+        }
+        if e.provenance == EdgeProvenance::Llm {
+            model_pairs.insert(k);
+        }
+    }
+    let confirmed = stats.confirmed;
+    let mut retyped = 0;
+    let mut rejected: BTreeMap<String, usize> = BTreeMap::new();
+    graph.retain_edges(|s, t, e| {
+        if !e.provenance.is_candidate() || !reviewed.contains(&key(s, t)) {
+            return true;
+        }
+        if model_pairs.contains(&key(s, t)) {
+            retyped += 1;
+        } else {
+            *rejected
+                .entry(e.edge_type.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+        false
+    });
+    stats.candidates_reviewed = confirmed + retyped + rejected.values().sum::<usize>();
+    stats.retyped = retyped;
+    stats.candidates_rejected = rejected;
+}
+
+/// The `Proposed by the build` line of candidate `c` in the prompt of `focus`: each candidate
+/// edge between them (`type`, direction for workflow, provenance and evidence), `None` when
+/// there is none.
+fn proposed_line(
+    graph: &SkillGraph,
+    nodes: &[SkillNode],
+    focus: usize,
+    c: usize,
+) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for (a, b) in [(focus, c), (c, focus)] {
+        for (x, e) in graph.outgoing(a) {
+            if x != b || !e.provenance.is_candidate() {
+                continue;
+            }
+            let direction = if e.edge_type == EdgeType::Workflow {
+                format!(", [{}] first", nodes[a].id)
+            } else {
+                String::new()
+            };
+            parts.push(format!(
+                "{}{direction} ({}: {})",
+                e.edge_type.as_str(),
+                e.provenance.as_str(),
+                e.evidence
+            ));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }

@@ -327,10 +327,11 @@ fn an_incremental_rebuild_asks_only_about_what_changed() {
     assert_eq!(inc.new_or_changed, 1);
     assert_eq!(inc.reused + inc.revalidated, 7);
     // A focus skill is revalidated when it changed, when the changed skill sits in its pool
-    // (its prompt lists that skill), or when the changed skill enters its pool.
+    // (its prompt lists that skill), when the changed skill enters its pool, or when the
+    // candidate edges its prompt shows changed (a BM25 similarity's evidence moves with idf).
     assert_eq!(
         inc.revalidated,
-        inc.new_or_changed + inc.member_changed + inc.entered_pools,
+        inc.new_or_changed + inc.member_changed + inc.entered_pools + inc.candidates_changed,
         "{inc:?}"
     );
     assert!(inc.reused >= 1, "{inc:?}");
@@ -368,4 +369,116 @@ fn completion_fills_only_empty_fields_and_creates_no_edges() {
     let plain = tmp.path().join("plain");
     build(&lab(), &plain, None);
     assert!(read(&ws, "graph.json") == read(&plain, "graph.json"));
+}
+
+/// The review fixture (`fixtures/llm/review/`): three workflow candidates found in the bodies.
+fn review_lab() -> PathBuf {
+    repo().join("fixtures/llm/review/library")
+}
+
+fn edges_between<'g>(g: &'g GraphFile, a: &str, b: &str) -> Vec<&'g gos_core::SkillEdge> {
+    g.edges
+        .iter()
+        .filter(|e| (e.source == a && e.target == b) || (e.source == b && e.target == a))
+        .collect()
+}
+
+#[test]
+fn the_validator_confirms_retypes_and_rejects_workflow_candidates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (collector, cleaner, report, mailer) = (
+        "flow/survey-collector",
+        "flow/survey-cleaner",
+        "flow/survey-report",
+        "flow/survey-mailer",
+    );
+    // Without an LLM, the sequencing sentences give three workflow edges in execution order.
+    let plain = tmp.path().join("plain");
+    build(&review_lab(), &plain, None);
+    let g = graph(&plain);
+    let mut seq: Vec<(&str, &str)> = g
+        .edges
+        .iter()
+        .filter(|e| e.provenance == EdgeProvenance::Sequence)
+        .map(|e| (e.source.as_str(), e.target.as_str()))
+        .collect();
+    seq.sort();
+    assert_eq!(
+        seq,
+        [(cleaner, report), (collector, cleaner), (report, mailer)],
+        "{:?}",
+        g.edges
+    );
+
+    let r = Responder::start(repo().join("fixtures/llm/review/replies"), 0).unwrap();
+    let ws = tmp.path().join("ws");
+    let rep = build(&review_lab(), &ws, Some(&opts(Some(r.base_url()))));
+    let v = rep.llm.validation.as_ref().unwrap();
+    assert!(v.providers.iter().any(|p| p == "candidate_edges"), "{v:?}");
+    assert_eq!((v.accepted, v.confirmed, v.retyped), (2, 1, 1), "{v:?}");
+    assert_eq!(v.candidates_rejected.get("workflow"), Some(&1), "{v:?}");
+    let g = graph(&ws);
+    assert!(
+        g.edges
+            .iter()
+            .all(|e| e.provenance != EdgeProvenance::Sequence),
+        "every workflow candidate was judged: {:?}",
+        g.edges
+    );
+    // Confirmed: the same workflow edge, now the model's, with its evidence.
+    let confirmed = edges_between(&g, collector, cleaner);
+    assert_eq!(confirmed.len(), 1, "{confirmed:?}");
+    let e = confirmed[0];
+    assert_eq!(
+        (e.source.as_str(), e.edge_type, e.provenance),
+        (collector, gos_core::EdgeType::Workflow, EdgeProvenance::Llm)
+    );
+    assert_eq!(e.weight, 0.63, "workflow 0.7 x confidence 0.9");
+    assert!(e.evidence.contains("model fixture-model"), "{}", e.evidence);
+    // Retyped: the workflow candidate gave way to the model's dependency edge.
+    let retyped = edges_between(&g, cleaner, report);
+    assert_eq!(retyped.len(), 1, "{retyped:?}");
+    assert_eq!(
+        (retyped[0].edge_type, retyped[0].provenance),
+        (gos_core::EdgeType::Dependency, EdgeProvenance::Llm)
+    );
+    // Rejected: nothing joins the report and the mailer any more.
+    assert!(
+        edges_between(&g, report, mailer).is_empty(),
+        "{:?}",
+        g.edges
+    );
+
+    // The prompts showed the candidates; the cached rebuild repeats the verdicts, no calls.
+    let graph0 = read(&ws, "graph.json");
+    let calls = r.requests();
+    build(&review_lab(), &ws, Some(&opts(Some(r.base_url()))));
+    assert_eq!(r.requests(), calls, "a cached rebuild made HTTP calls");
+    assert!(read(&ws, "graph.json") == graph0);
+    let prompts = r.user_messages();
+    let mailer_prompt = prompts
+        .iter()
+        .find(|p| p.starts_with(&format!("Focus skill:\n- [{mailer}]")))
+        .expect("the mailer was a focus skill");
+    assert!(
+        mailer_prompt.contains(&format!(
+            "- [{report}] survey-report: Summarize questionnaire answers in charts and a short report.; Domain tags: surveys\n  Proposed by the build: workflow, [{report}] first (sequence: "
+        )),
+        "{mailer_prompt}"
+    );
+    assert!(mailer_prompt.contains("A relation proposed by the build is kept only if you list it"));
+
+    // A validator that cannot be reached judges nothing: the candidates stay as built.
+    let dead = tmp.path().join("dead");
+    let mut o = opts(Some("http://127.0.0.1:9".into()));
+    o.client.as_mut().unwrap().max_retries = 0;
+    let rep = build(&review_lab(), &dead, Some(&o));
+    let v = rep.llm.validation.as_ref().unwrap();
+    assert_eq!((v.candidates_reviewed, v.retyped), (0, 0), "{v:?}");
+    let kept = graph(&dead)
+        .edges
+        .iter()
+        .filter(|e| e.provenance == EdgeProvenance::Sequence)
+        .count();
+    assert_eq!(kept, 3);
 }

@@ -13,6 +13,10 @@ pub struct ServedWorkspaceArgs {
     /// recorded at build time (workspace.json `dense.model_dir`).
     #[arg(long, env = "GOS_MODEL_DIR")]
     pub model_dir: Option<PathBuf>,
+    /// Precision of the query encoder: f32, or int8 (quantized linear layers; query vectors at
+    /// cosine >= 0.999 to f32; docs/performance.md).
+    #[arg(long, env = "GOS_QUERY_PRECISION", default_value_t = gos_models::dense::Precision::F32, value_parser = super::precision)]
+    pub query_precision: gos_models::dense::Precision,
     /// Seed lexically only: never load a sentence encoder, even when the workspace has
     /// vectors.
     #[arg(long)]

@@ -98,6 +98,15 @@ impl EdgeProvenance {
                 | EdgeProvenance::SameJob
         )
     }
+
+    /// Whether the edge is a deterministic rule's candidate that an LLM validator reviews
+    /// (confirms, retypes or rejects; `gos_build::llm`): the similarity edges
+    /// ([`Self::is_similarity`]) and the workflow edges found in sequencing sentences
+    /// ([`EdgeProvenance::Sequence`]). Dependency evidence (io, mention, declared) is not
+    /// reviewed: it settles a pair.
+    pub fn is_candidate(self) -> bool {
+        self.is_similarity() || self == EdgeProvenance::Sequence
+    }
 }
 
 /// One stored edge. Endpoints are skill ids.
@@ -200,6 +209,21 @@ impl SkillGraph {
             std::mem::swap(&mut edge.source, &mut edge.target);
         }
         Some(std::mem::replace(&mut self.graph[existing], edge))
+    }
+
+    /// Keep only the edges for which `keep(source index, target index, edge)` is true; returns
+    /// how many were removed. Node indices are unchanged. Used when an LLM validator rejects
+    /// or retypes a candidate edge (`gos_build::llm`).
+    pub fn retain_edges(
+        &mut self,
+        mut keep: impl FnMut(usize, usize, &SkillEdge) -> bool,
+    ) -> usize {
+        let before = self.graph.edge_count();
+        self.graph.retain_edges(|g, e| {
+            let (s, t) = g.edge_endpoints(e).expect("a retained edge has endpoints");
+            keep(s.index(), t.index(), &g[e])
+        });
+        before - self.graph.edge_count()
     }
 
     /// Number of nodes.

@@ -780,6 +780,16 @@ pub static KNOBS: &[Knob] = &[
         access: Access::Loader { default: "cpu" },
     },
     Knob {
+        name: "query_precision",
+        aliases: &[],
+        doc: "Precision of the query encoder: f32, or int8 (quantized linear layers, query vectors at cosine >= 0.999 to f32; env GOS_QUERY_PRECISION).",
+        unit: Unit::Choice,
+        range: Range::Choice(&["f32", "int8"]),
+        category: Category::Models,
+        status: Status::Stable,
+        access: Access::Loader { default: "f32" },
+    },
+    Knob {
         name: "coverage",
         aliases: &[],
         doc: "Split the task into facets, seed per facet and choose the bundle by facet coverage (every CV fold turned it off; docs/graph-quality.md).",

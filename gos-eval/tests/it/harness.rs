@@ -43,7 +43,14 @@ fn evaluate(ws: &Arc<Workspace>, arms: &str, model: Option<&Path>) -> EvalReport
     let tasks = gos_eval::load_tasks(&task_file).unwrap();
     let arms = gos_eval::parse_arms(arms).unwrap();
     let needs_vectors = arms.iter().any(|a| a.source.needs_vectors());
-    let encoder = load_query_encoder(ws, needs_vectors, model, "cpu").unwrap();
+    let encoder = load_query_encoder(
+        ws,
+        needs_vectors,
+        model,
+        "cpu",
+        gos_models::dense::Precision::F32,
+    )
+    .unwrap();
     let mut options = RetrieveOptions::default();
     options.ppr.method = "exact".parse().unwrap();
     let config = EvalConfig {

@@ -27,7 +27,8 @@ pub const DEFAULT_MAX_SEQ_LENGTH: usize = 256;
 /// Arithmetic of the encoder's linear layers on the CPU.
 ///
 /// The default is [`Precision::F32`]. [`Precision::Int8`] is opt-in for the query encoder
-/// (`GOS_QUERY_PRECISION=int8`, read by [`crate::query_encoder`]): per-channel int8 weights and
+/// (`gos retrieve --query-precision int8`, or `GOS_QUERY_PRECISION=int8` for
+/// [`crate::query_encoder`] and the flag's default): per-channel int8 weights and
 /// per-token int8 activations summed exactly in i32 (`bert::int8`); on all-MiniLM-L6-v2 its
 /// query vectors agree with f32 at cosine >= 0.999 on the DEV task texts (docs/performance.md).
 /// Skill vectors are always embedded in f32.
@@ -68,6 +69,28 @@ impl Precision {
             Ok(v) if !v.trim().is_empty() => Self::parse(&v),
             _ => Ok(Precision::F32),
         }
+    }
+
+    /// `f32` or `int8`, as [`Precision::parse`] reads it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Int8 => "int8",
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Precision {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Precision::parse(s)
     }
 }
 

@@ -42,6 +42,7 @@ pub(crate) fn state() -> Arc<ServerState> {
             workspace: gos_testkit::fixtures_workspace().to_path_buf(),
             model_dir: None,
             lexical_only: true,
+            precision: Default::default(),
         })
         .expect("opening the fixture workspace"),
     )

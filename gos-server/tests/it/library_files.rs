@@ -30,6 +30,7 @@ fn open(ws: &Path) -> Result<ServerState, gos_server::ServerError> {
         workspace: ws.to_path_buf(),
         model_dir: None,
         lexical_only: true,
+        precision: Default::default(),
     })
 }
 
