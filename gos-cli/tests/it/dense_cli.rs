@@ -69,6 +69,45 @@ fn build_with_a_model_then_retrieve_with_hybrid_seeds_by_default() {
         .collect();
     assert!(ids[..3].contains(&"docs/email-drafting"), "{ids:?}");
 
+    // The int8 query encoder, by flag or by the environment's default: the same best skills,
+    // the best cosine within 0.01 of f32's (docs/performance.md: cosine >= 0.999 to f32).
+    let task = "write to a client saying sorry that their parcel arrived late";
+    let by_flag = json_ok(
+        gos()
+            .args(["retrieve", "--json", "--query-precision", "int8", "-w"])
+            .arg(&ws)
+            .arg(task),
+    );
+    let by_env = json_ok(
+        gos()
+            .env("GOS_QUERY_PRECISION", "int8")
+            .args(["retrieve", "--json", "-w"])
+            .arg(&ws)
+            .arg(task),
+    );
+    for int8 in [&by_flag, &by_env] {
+        assert_eq!(int8["seed_source"], "hybrid");
+        let top8 = int8["top_dense_score"].as_f64().unwrap();
+        assert!((top8 - top).abs() < 0.01, "int8 {top8} vs f32 {top}");
+        let ids8: Vec<&str> = int8["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert!(ids8[..3].contains(&"docs/email-drafting"), "{ids8:?}");
+    }
+    assert_eq!(by_flag["top_dense_score"], by_env["top_dense_score"]);
+    let out = gos()
+        .args(["retrieve", "--query-precision", "bf16", "-w"])
+        .arg(&ws)
+        .arg(task)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("f32 or int8"), "{err}");
+
     // The cosine floor turns an unrelated question away.
     let r = json_ok(
         gos()
