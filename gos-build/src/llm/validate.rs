@@ -5,7 +5,7 @@
 //! **Candidate edges** (semantic, alternative and workflow edges the deterministic rules made;
 //! [`EdgeProvenance::is_candidate`]) are put to the model with the pool: the prompt shows each
 //! under its candidate ("Proposed by the build: ..."), and the verdicts are GoS's relation
-//! validation ([P] §3.2):
+//! validation (\[P\] §3.2):
 //!
 //! | the replies (of either endpoint's request) | the candidate edge |
 //! | --- | --- |
