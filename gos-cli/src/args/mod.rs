@@ -428,8 +428,8 @@ pub struct DenseArgs {
     #[arg(long, help_heading = "Models", env = "GOS_MODEL_DIR")]
     pub model_dir: Option<PathBuf>,
     /// Precision of the query encoder: f32, or int8 (quantized linear layers: about 15% faster
-    /// on AVX2, query vectors at cosine >= 0.999 to f32; docs/performance.md). Skill vectors
-    /// are always f32.
+    /// on AVX2-only CPUs, slower than f32 on AVX-512 ones; query vectors at cosine >= 0.999 to
+    /// f32; docs/performance.md). Skill vectors are always f32.
     #[arg(long, help_heading = "Models", env = "GOS_QUERY_PRECISION", default_value_t = Precision::F32, value_parser = precision)]
     pub query_precision: Precision,
 }
