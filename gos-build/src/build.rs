@@ -323,6 +323,7 @@ pub fn build_library_cached(
             .collect();
         stored_groups(&ids, &docs, &DedupParams::default())
     };
+    end_stage("dedup", &mut report);
     // Alternative edges: every pair of a near-duplicate group, and skills doing the same job.
     let dup_edges = duplicate_edges(duplicates.as_ref().map_or(&[][..], |d| &d.groups[..]));
     let job_edges = same_job_edges(&nodes, &opts.relate.alternative);
@@ -336,6 +337,7 @@ pub fn build_library_cached(
             }
         }
     }
+    end_stage("alternative", &mut report);
     // Workflow edges: explicit sequencing in the bodies; copies of one skill resolve together.
     let copy_groups: Vec<Vec<usize>> = duplicates.as_ref().map_or(Vec::new(), |d| {
         d.groups
@@ -358,7 +360,7 @@ pub fn build_library_cached(
         graph.add_edge(e);
     }
     progress.finish_stage();
-    end_stage("dedup", &mut report);
+    end_stage("workflow", &mut report);
 
     let staging = staging_dir(&opts.workspace)?;
     let mut llm_run = llm.map(|o| LlmRun::start(o, &staging, &opts.workspace));

@@ -86,7 +86,10 @@ pub struct BuildReport {
     /// The embedding stage, when the build had a sentence encoder.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embed: Option<EmbedStats>,
-    /// Milliseconds per stage.
+    /// Wall milliseconds per stage: `discover`, `parse`, `relate` (io, mention and declared
+    /// edges), `dedup` (near-duplicate groups), `alternative` (alternative edges), `workflow`
+    /// (workflow edges), `index` (tantivy index and workspace files), `semantic`, and `embed`
+    /// and `llm` when they ran.
     pub stage_ms: BTreeMap<String, u64>,
     /// Whole build in milliseconds.
     pub wall_ms: u64,

@@ -44,6 +44,7 @@
 //! O(edges) for the guards.
 
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
+use rayon::prelude::*;
 use regex::Regex;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -435,9 +436,15 @@ pub fn workflow_edges(
             group_of[m] = Some(g);
         }
     }
-    // (source, target) -> evidence, and whether it came from steps, with the naming body.
-    let mut found: BTreeMap<(usize, usize), (String, bool, usize)> = BTreeMap::new();
-    for (me, body) in bodies.iter().enumerate() {
+    // Each body's candidates in the order it names them, with its cue counts; bodies are read
+    // in parallel and merged in body order, so the first claim of a pair wins as in one pass.
+    let per_body: Vec<(Vec<((usize, usize), String, bool)>, WorkflowStats)> = bodies
+        .par_iter()
+        .enumerate()
+        .map(|(me, body)| {
+        let mut local = WorkflowStats::default();
+        let stats = &mut local;
+        let mut claims: Vec<((usize, usize), String, bool)> = Vec::new();
         let own = nodes[me].name.to_lowercase();
         let resolve = |name: &str, stats: &mut WorkflowStats| -> Vec<usize> {
             if name == own || name == nodes[me].folder().to_lowercase() {
@@ -493,7 +500,7 @@ pub fn workflow_edges(
                         Order::ThisFirst => (me, other),
                         Order::NamedFirst => (other, me),
                     };
-                    found.entry(pair).or_insert((ev.clone(), false, me));
+                    claims.push((pair, ev.clone(), false));
                 }
             }
         }
@@ -521,10 +528,21 @@ pub fn workflow_edges(
             for &x in &ra {
                 for &y in &rb {
                     if x != y {
-                        found.entry((x, y)).or_insert((ev.clone(), true, me));
+                        claims.push(((x, y), ev.clone(), true));
                     }
                 }
             }
+        }
+        (claims, local)
+        })
+        .collect();
+    // (source, target) -> evidence, and whether it came from steps, with the naming body.
+    let mut found: BTreeMap<(usize, usize), (String, bool, usize)> = BTreeMap::new();
+    for (me, (claims, local)) in per_body.into_iter().enumerate() {
+        stats.cues += local.cues;
+        stats.ambiguous += local.ambiguous;
+        for (pair, ev, from_steps) in claims {
+            found.entry(pair).or_insert((ev, from_steps, me));
         }
     }
     // Guards over all candidates.

@@ -2,10 +2,11 @@
 //! generator is the `gos-synth` crate.
 
 use crate::SynthArgs;
+use crate::args::SynthBodies;
 use crate::progress::Bars;
 use anyhow::{Context, Result};
 use gos_build::build::BuildProgress;
-use gos_synth::{SynthConfig, SynthLibrary, write_library};
+use gos_synth::{Bodies, SynthConfig, SynthLibrary, write_library};
 use serde_json::json;
 use std::io::IsTerminal;
 
@@ -17,6 +18,10 @@ pub fn run(args: SynthArgs) -> Result<()> {
     );
     let config = SynthConfig {
         tasks: args.tasks,
+        bodies: match args.bodies {
+            SynthBodies::Short => Bodies::Short,
+            SynthBodies::Real => Bodies::Real,
+        },
         ..SynthConfig::new(args.skills, args.seed)
     };
     let lib = SynthLibrary::plan(config);
@@ -42,6 +47,7 @@ pub fn run(args: SynthArgs) -> Result<()> {
                 "planted_edges": planted,
                 "bytes": summary.bytes,
                 "seed": args.seed,
+                "bodies": format!("{:?}", config.bodies).to_lowercase(),
             })
         );
     } else {

@@ -27,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bodies;
 mod render;
 pub mod vocab;
 mod write;
@@ -45,6 +46,20 @@ pub struct SynthConfig {
     pub seed: u64,
     /// Most tasks written (one per chain, chains in order).
     pub tasks: usize,
+    /// How long the SKILL.md texts are.
+    pub bodies: Bodies,
+}
+
+/// Lengths of the synthetic SKILL.md texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bodies {
+    /// The structured sections alone (about 950 bytes a skill): fast to write and build.
+    #[default]
+    Short,
+    /// Padded with Zipf-distributed filler prose to a length drawn from the real library's
+    /// SKILL.md size distribution (mean about 8.4 KB; [`bodies`]). The text before the padding
+    /// is the same as in [`Bodies::Short`], so edges, chains and tasks are unchanged.
+    Real,
 }
 
 impl SynthConfig {
@@ -54,6 +69,7 @@ impl SynthConfig {
             skills,
             seed,
             tasks: 200,
+            bodies: Bodies::Short,
         }
     }
 }

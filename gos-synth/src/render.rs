@@ -1,6 +1,6 @@
 //! Text of synthetic SKILL.md files and tasks.
 
-use crate::{Role, SynthLibrary, SynthTask, vocab};
+use crate::{Bodies, Role, SynthLibrary, SynthTask, bodies, vocab};
 use gos_core::rng::SplitMix64;
 use std::fmt::Write;
 
@@ -116,6 +116,14 @@ pub(super) fn skill_markdown(lib: &SynthLibrary, i: usize) -> String {
         "```bash\n{tool} --{} input > {}.out\n```",
         s.verb, s.noun
     );
+    if lib.config.bodies == Bodies::Real {
+        // A stream of its own, so the text above is the same in both modes.
+        let mut pad = SplitMix64::new(
+            lib.config.seed.rotate_left(29) ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
+        let target = bodies::real_size(pad.unit_f64());
+        bodies::pad_to(&mut md, target, &mut pad);
+    }
     md
 }
 

@@ -387,6 +387,15 @@ pub struct EvalArgs {
     pub set: Vec<String>,
 }
 
+/// `gos synth --bodies`: see [`gos_synth::Bodies`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SynthBodies {
+    /// The structured sections alone.
+    Short,
+    /// Padded to real-library lengths.
+    Real,
+}
+
 /// Arguments of `gos synth`.
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
@@ -399,6 +408,11 @@ pub struct SynthArgs {
     /// Most tasks written to tasks.jsonl (one per planted chain).
     #[arg(long, default_value_t = 200)]
     pub tasks: usize,
+    /// SKILL.md lengths: short (the structured sections alone, about 950 bytes) or real
+    /// (padded with filler prose to lengths drawn from a real library's size distribution,
+    /// mean about 8.4 KB; for build-speed figures at scale).
+    #[arg(long, value_enum, default_value = "short")]
+    pub bodies: SynthBodies,
     /// Output folder: OUT/library/ and OUT/tasks.jsonl (OUT/library must not exist).
     #[arg(long)]
     pub out: PathBuf,

@@ -14,6 +14,7 @@
 
 pub mod analyzer;
 mod boosts;
+mod collect;
 
 pub use boosts::FieldBoosts;
 
@@ -21,7 +22,7 @@ use crate::error::{Error, Result};
 use analyzer::{ANALYZER_NAME, analyzer, term_counts};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tantivy::collector::{Collector, SegmentCollector};
+use collect::{BestScores, by_score};
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
     Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
@@ -31,7 +32,7 @@ use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
 };
-use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 /// Field boosts of the BM25 query, as `(field name, boost)`.
 pub const FIELD_BOOSTS: [(&str, f32); 5] = [
@@ -59,59 +60,6 @@ pub struct LexicalDoc {
     pub headings: String,
     /// Markdown body (also stored for hydration).
     pub body: String,
-}
-
-/// A collector of every matching document's `(node index, BM25 score)`.
-///
-/// Why not tantivy's `TopDocs`: for a top-k over a disjunction of term queries, tantivy runs
-/// block-max WAND, which re-sorts all of its posting-list cursors after every candidate
-/// document. A task text gives hundreds of terms, times 5 fields, so on the real library
-/// (5,584 skills) that sorting was a fifth of a lexical retrieve and WAND pruned little; the
-/// plain union scores the same documents with the same BM25 in a fraction of the time.
-struct EveryScore;
-
-/// Per-segment part of [`EveryScore`]: the segment's `ord` column maps documents to nodes.
-struct EveryScoreSegment {
-    ord: tantivy::columnar::Column<u64>,
-    hits: Vec<(usize, f32)>,
-}
-
-impl Collector for EveryScore {
-    type Fruit = Vec<(usize, f32)>;
-    type Child = EveryScoreSegment;
-
-    fn for_segment(
-        &self,
-        _segment_local_id: u32,
-        segment: &SegmentReader,
-    ) -> tantivy::Result<EveryScoreSegment> {
-        Ok(EveryScoreSegment {
-            ord: segment.fast_fields().u64("ord")?,
-            hits: Vec::new(),
-        })
-    }
-
-    fn requires_scoring(&self) -> bool {
-        true
-    }
-
-    fn merge_fruits(&self, fruits: Vec<Vec<(usize, f32)>>) -> tantivy::Result<Self::Fruit> {
-        Ok(fruits.into_iter().flatten().collect())
-    }
-}
-
-impl SegmentCollector for EveryScoreSegment {
-    type Fruit = Vec<(usize, f32)>;
-
-    fn collect(&mut self, doc: tantivy::DocId, score: tantivy::Score) {
-        if let Some(ord) = self.ord.first(doc) {
-            self.hits.push((ord as usize, score));
-        }
-    }
-
-    fn harvest(self) -> Self::Fruit {
-        self.hits
-    }
 }
 
 /// An open BM25 index.
@@ -426,13 +374,9 @@ impl LexicalIndex {
         let mut out = self
             .reader
             .searcher()
-            .search(&query, &EveryScore)
+            .search(&query, &BestScores { k })
             .map_err(index_err(&self.dir))?;
-        let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if out.len() > k {
-            out.select_nth_unstable_by(k - 1, by_score);
-            out.truncate(k);
-        }
+        // Merged fruits come sorted; one segment's come in heap order.
         out.sort_by(by_score);
         Ok(out)
     }
