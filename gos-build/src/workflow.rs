@@ -442,98 +442,98 @@ pub fn workflow_edges(
         .par_iter()
         .enumerate()
         .map(|(me, body)| {
-        let mut local = WorkflowStats::default();
-        let stats = &mut local;
-        let mut claims: Vec<((usize, usize), String, bool)> = Vec::new();
-        let own = nodes[me].name.to_lowercase();
-        let resolve = |name: &str, stats: &mut WorkflowStats| -> Vec<usize> {
-            if name == own || name == nodes[me].folder().to_lowercase() {
-                return Vec::new();
-            }
-            let pool: Vec<usize> = by_name[name]
-                .iter()
-                .copied()
-                .filter(|&i| i != me && (group_of[i].is_none() || group_of[i] != group_of[me]))
-                .collect();
-            match pool.as_slice() {
-                [] => Vec::new(),
-                [one] => vec![*one],
-                many => {
-                    let exact: Vec<usize> = many
-                        .iter()
-                        .copied()
-                        .filter(|&i| nodes[i].folder().eq_ignore_ascii_case(name))
-                        .collect();
-                    let group = group_of[many[0]];
-                    if exact.len() == 1 {
-                        exact
-                    } else if group.is_some()
-                        && many.iter().all(|&i| group_of[i] == group)
-                        && many.len() <= opts.max_copies
-                    {
-                        many.to_vec()
-                    } else {
-                        stats.ambiguous += 1;
-                        Vec::new()
+            let mut local = WorkflowStats::default();
+            let stats = &mut local;
+            let mut claims: Vec<((usize, usize), String, bool)> = Vec::new();
+            let own = nodes[me].name.to_lowercase();
+            let resolve = |name: &str, stats: &mut WorkflowStats| -> Vec<usize> {
+                if name == own || name == nodes[me].folder().to_lowercase() {
+                    return Vec::new();
+                }
+                let pool: Vec<usize> = by_name[name]
+                    .iter()
+                    .copied()
+                    .filter(|&i| i != me && (group_of[i].is_none() || group_of[i] != group_of[me]))
+                    .collect();
+                match pool.as_slice() {
+                    [] => Vec::new(),
+                    [one] => vec![*one],
+                    many => {
+                        let exact: Vec<usize> = many
+                            .iter()
+                            .copied()
+                            .filter(|&i| nodes[i].folder().eq_ignore_ascii_case(name))
+                            .collect();
+                        let group = group_of[many[0]];
+                        if exact.len() == 1 {
+                            exact
+                        } else if group.is_some()
+                            && many.iter().all(|&i| group_of[i] == group)
+                            && many.len() <= opts.max_copies
+                        {
+                            many.to_vec()
+                        } else {
+                            stats.ambiguous += 1;
+                            Vec::new()
+                        }
                     }
                 }
-            }
-        };
-        let mut steps: Vec<((usize, usize), String, usize, String)> = Vec::new();
-        for piece in pieces(body) {
-            for named in explicit_names(&piece.text, &by_name) {
-                if let Some((run, index)) = piece.step {
-                    steps.push((
-                        (run, index),
-                        named.name.clone(),
-                        named.start,
-                        piece.text.clone(),
-                    ));
-                }
-                let Some(order) = cue(&piece.text, &named) else {
-                    continue;
-                };
-                stats.cues += 1;
-                let ev = evidence(&piece.text, named.start);
-                for other in resolve(&named.name, stats) {
-                    let pair = match order {
-                        Order::ThisFirst => (me, other),
-                        Order::NamedFirst => (other, me),
+            };
+            let mut steps: Vec<((usize, usize), String, usize, String)> = Vec::new();
+            for piece in pieces(body) {
+                for named in explicit_names(&piece.text, &by_name) {
+                    if let Some((run, index)) = piece.step {
+                        steps.push((
+                            (run, index),
+                            named.name.clone(),
+                            named.start,
+                            piece.text.clone(),
+                        ));
+                    }
+                    let Some(order) = cue(&piece.text, &named) else {
+                        continue;
                     };
-                    claims.push((pair, ev.clone(), false));
-                }
-            }
-        }
-        // Numbered steps: a name in one step, the next named step's name after it.
-        for w in steps.windows(2) {
-            let (a, b) = (&w[0], &w[1]);
-            if a.0.0 != b.0.0 || a.0.1 >= b.0.1 || a.1 == b.1 {
-                continue;
-            }
-            stats.cues += 1;
-            let (ra, rb) = (resolve(&a.1, stats), resolve(&b.1, stats));
-            let ev = format!(
-                "step {}: {} / step {}: {}",
-                a.0.1,
-                evidence(&a.3, a.2)
-                    .chars()
-                    .take(MAX_EVIDENCE_CHARS / 2 - 10)
-                    .collect::<String>(),
-                b.0.1,
-                evidence(&b.3, b.2)
-                    .chars()
-                    .take(MAX_EVIDENCE_CHARS / 2 - 10)
-                    .collect::<String>(),
-            );
-            for &x in &ra {
-                for &y in &rb {
-                    if x != y {
-                        claims.push(((x, y), ev.clone(), true));
+                    stats.cues += 1;
+                    let ev = evidence(&piece.text, named.start);
+                    for other in resolve(&named.name, stats) {
+                        let pair = match order {
+                            Order::ThisFirst => (me, other),
+                            Order::NamedFirst => (other, me),
+                        };
+                        claims.push((pair, ev.clone(), false));
                     }
                 }
             }
-        }
-        (claims, local)
+            // Numbered steps: a name in one step, the next named step's name after it.
+            for w in steps.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                if a.0.0 != b.0.0 || a.0.1 >= b.0.1 || a.1 == b.1 {
+                    continue;
+                }
+                stats.cues += 1;
+                let (ra, rb) = (resolve(&a.1, stats), resolve(&b.1, stats));
+                let ev = format!(
+                    "step {}: {} / step {}: {}",
+                    a.0.1,
+                    evidence(&a.3, a.2)
+                        .chars()
+                        .take(MAX_EVIDENCE_CHARS / 2 - 10)
+                        .collect::<String>(),
+                    b.0.1,
+                    evidence(&b.3, b.2)
+                        .chars()
+                        .take(MAX_EVIDENCE_CHARS / 2 - 10)
+                        .collect::<String>(),
+                );
+                for &x in &ra {
+                    for &y in &rb {
+                        if x != y {
+                            claims.push(((x, y), ev.clone(), true));
+                        }
+                    }
+                }
+            }
+            (claims, local)
         })
         .collect();
     // (source, target) -> evidence, and whether it came from steps, with the naming body.

@@ -162,7 +162,7 @@ mod tests {
             md
         };
         let a = pad(1);
-        assert!(a.len() >= 5_000 && a.len() < 5_300, "{}", a.len());
+        assert!((5_000..5_300).contains(&a.len()), "{}", a.len());
         assert!(a.contains("## Notes"));
         assert_eq!(a, pad(1));
         assert_ne!(a, pad(2));

@@ -20,9 +20,9 @@ pub use boosts::FieldBoosts;
 
 use crate::error::{Error, Result};
 use analyzer::{ANALYZER_NAME, analyzer, term_counts};
+use collect::{BestScores, by_score};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use collect::{BestScores, by_score};
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
     Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
