@@ -407,6 +407,9 @@ fn evidence(text: &str, at: usize) -> String {
     s
 }
 
+/// One body's claim of an ordered pair: `((source, target), evidence, from numbered steps)`.
+type Claim = ((usize, usize), String, bool);
+
 /// Workflow edges over `nodes` with their markdown `bodies` (same order); `copies` are the
 /// near-duplicate groups as node indices (see the module docs).
 pub fn workflow_edges(
@@ -438,13 +441,13 @@ pub fn workflow_edges(
     }
     // Each body's candidates in the order it names them, with its cue counts; bodies are read
     // in parallel and merged in body order, so the first claim of a pair wins as in one pass.
-    let per_body: Vec<(Vec<((usize, usize), String, bool)>, WorkflowStats)> = bodies
+    let per_body: Vec<(Vec<Claim>, WorkflowStats)> = bodies
         .par_iter()
         .enumerate()
         .map(|(me, body)| {
             let mut local = WorkflowStats::default();
             let stats = &mut local;
-            let mut claims: Vec<((usize, usize), String, bool)> = Vec::new();
+            let mut claims: Vec<Claim> = Vec::new();
             let own = nodes[me].name.to_lowercase();
             let resolve = |name: &str, stats: &mut WorkflowStats| -> Vec<usize> {
                 if name == own || name == nodes[me].folder().to_lowercase() {
