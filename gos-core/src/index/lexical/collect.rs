@@ -7,6 +7,10 @@
 //! (5,584 skills) that sorting was a fifth of a lexical retrieve and WAND pruned little; the
 //! plain union scores the same documents with the same BM25 in a fraction of the time.
 //!
+//! With `prune` set the collector asks tantivy for block-max WAND after all, by handing it the
+//! current `k`-th score as the threshold: right for short queries over many documents (the
+//! build's BM25 neighbour pass), where most matches share only a common word or two.
+//!
 //! Why bounded: an earlier collector kept every matching document and truncated afterwards,
 //! and a truncated `Vec` keeps its capacity. The build's BM25 neighbour pass runs one query per
 //! skill, so each of its N short result rows held an N-entry buffer: 16·N² bytes, 6.4 GB on a
@@ -16,6 +20,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::query::Weight;
 use tantivy::{DocId, Score, SegmentReader};
 
 /// `(node, score)` ordered so that the greater is the worse hit: lower score, then higher
@@ -52,6 +57,8 @@ pub(super) fn by_score(a: &(usize, f32), b: &(usize, f32)) -> Ordering {
 pub(super) struct BestScores {
     /// Hits kept (at least 1).
     pub k: usize,
+    /// Skip what cannot beat the `k`-th hit (block-max WAND where the query allows it).
+    pub prune: bool,
 }
 
 /// Per-segment part of [`BestScores`]: the segment's `ord` column maps documents to nodes.
@@ -81,11 +88,50 @@ impl Collector for BestScores {
         true
     }
 
+    fn collect_segment(
+        &self,
+        weight: &dyn Weight,
+        segment_ord: u32,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<Vec<(usize, f32)>> {
+        let mut child = self.for_segment(segment_ord, reader)?;
+        if !self.prune {
+            let alive = reader.alive_bitset();
+            weight.for_each(reader, &mut |doc, score| {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    child.collect(doc, score);
+                }
+            })?;
+            return Ok(child.harvest());
+        }
+        let alive = reader.alive_bitset();
+        // tantivy calls back only for scores above the threshold, so a document tying the
+        // k-th hit is skipped: right when documents come in node order (one segment built in
+        // input order), as a tie keeps the lower node.
+        weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+            if alive.is_none_or(|a| a.is_alive(doc)) {
+                child.collect(doc, score);
+            }
+            child.threshold()
+        })?;
+        Ok(child.harvest())
+    }
+
     fn merge_fruits(&self, fruits: Vec<Vec<(usize, f32)>>) -> tantivy::Result<Self::Fruit> {
         let mut all: Vec<(usize, f32)> = fruits.into_iter().flatten().collect();
         all.sort_by(by_score);
         all.truncate(self.k.max(1));
         Ok(all)
+    }
+}
+
+impl BestScoresSegment {
+    /// The score a new hit must beat: the worst kept one once `k` are kept.
+    fn threshold(&self) -> Score {
+        match self.heap.peek() {
+            Some(worst) if self.heap.len() >= self.k => worst.1,
+            _ => Score::MIN,
+        }
     }
 }
 

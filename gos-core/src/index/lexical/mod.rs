@@ -350,6 +350,40 @@ impl LexicalIndex {
         fields: &FieldBoosts,
         k: usize,
     ) -> Result<Vec<(usize, f32)>> {
+        self.top_k(terms, weights, fields, k, false)
+    }
+
+    /// [`LexicalIndex::search_with`] through tantivy's block-max WAND: posting blocks whose
+    /// best possible score cannot beat the current `k`-th hit are skipped. For short queries
+    /// over a large index (the build's BM25 neighbour pass: a skill's name and description,
+    /// one query per skill) that skips most documents that share only common words; for
+    /// task-length queries WAND's cursor sorting costs more than it skips, so retrieval keeps
+    /// [`LexicalIndex::search_with`].
+    ///
+    /// Same hits and order (score descending, ties by node index) as
+    /// [`LexicalIndex::search_with`], up to the last bits of a score: WAND adds a document's
+    /// term scores in its own order (`pruned_search_keeps_the_full_top_k`).
+    ///
+    /// # Errors
+    /// [`Error::Index`] when the search fails.
+    pub fn search_pruned(
+        &self,
+        terms: &BTreeMap<String, u32>,
+        weights: &BTreeMap<String, f32>,
+        fields: &FieldBoosts,
+        k: usize,
+    ) -> Result<Vec<(usize, f32)>> {
+        self.top_k(terms, weights, fields, k, true)
+    }
+
+    fn top_k(
+        &self,
+        terms: &BTreeMap<String, u32>,
+        weights: &BTreeMap<String, f32>,
+        fields: &FieldBoosts,
+        k: usize,
+        prune: bool,
+    ) -> Result<Vec<(usize, f32)>> {
         if terms.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
@@ -374,7 +408,7 @@ impl LexicalIndex {
         let mut out = self
             .reader
             .searcher()
-            .search(&query, &BestScores { k })
+            .search(&query, &BestScores { k, prune })
             .map_err(index_err(&self.dir))?;
         // Merged fruits come sorted; one segment's come in heap order.
         out.sort_by(by_score);

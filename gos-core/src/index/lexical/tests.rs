@@ -121,3 +121,71 @@ fn field_boosts_and_term_weights_change_the_order() {
         [1, 0]
     );
 }
+
+/// Block-max WAND keeps the same top k as scoring every match: the same nodes in the same
+/// order, scores equal up to float summation order, over a Zipf-shaped vocabulary where most
+/// documents share a common word with every query (what WAND skips).
+#[test]
+fn pruned_search_keeps_the_full_top_k() {
+    let mut rng = crate::rng::SplitMix64::new(7);
+    let vocab: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
+    let word = |rng: &mut crate::rng::SplitMix64| {
+        // index = 400 * u^3: a few words in most documents, most words rare.
+        let u = rng.unit_f64();
+        vocab[(400.0 * u * u * u) as usize].clone()
+    };
+    let docs: Vec<LexicalDoc> = (0..3_000u64)
+        .map(|i| {
+            let len = 5 + rng.below(60);
+            LexicalDoc {
+                ord: i,
+                id: format!("s{i}"),
+                name: word(&mut rng),
+                description: (0..4).map(|_| word(&mut rng)).collect::<Vec<_>>().join(" "),
+                body: (0..len)
+                    .map(|_| word(&mut rng))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                ..LexicalDoc::default()
+            }
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    LexicalIndex::build_in_parts(dir.path(), &docs, 1).unwrap();
+    let index = LexicalIndex::open(dir.path(), docs.len()).unwrap();
+    let none = BTreeMap::new();
+    let fields: FieldBoosts = "meta=0,headings=0,body=0".parse().unwrap();
+    for q in 0..60 {
+        let text = (0..12)
+            .map(|_| word(&mut rng))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let terms = LexicalIndex::query_terms(&text);
+        for (f, k) in [(&fields, 16), (&FieldBoosts::default(), 5)] {
+            let full = index.search_with(&terms, &none, f, k).unwrap();
+            let pruned = index.search_pruned(&terms, &none, f, k).unwrap();
+            assert_eq!(full.len(), k, "query {q}");
+            // Rank by rank the same score up to summation order; above the k-th score (where
+            // a tie at the cut cannot pick differently) the same nodes.
+            let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs();
+            for (a, b) in full.iter().zip(&pruned) {
+                assert!(close(a.1, b.1), "query {q}: {full:?} {pruned:?}");
+            }
+            let cut = full[k - 1].1;
+            let above = |h: &[(usize, f32)]| {
+                let mut v: Vec<usize> = h
+                    .iter()
+                    .filter(|x| !close(x.1, cut) && x.1 > cut)
+                    .map(|x| x.0)
+                    .collect();
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(above(&full), above(&pruned), "query {q}: {text}");
+            assert!(
+                above(&full).len() >= k / 2,
+                "query {q}: too many ties to test"
+            );
+        }
+    }
+}
