@@ -254,25 +254,22 @@ fn bm25_rows(
             } else {
                 index.search_with(&terms, &none, &fields, k + 1 + TIE_SLACK)?
             };
-            let Some(own) = hits.iter().find(|h| h.0 == i).map(|h| h.1) else {
+            let own = hits.iter().find(|h| h.0 == i).map(|h| h.1);
+            let Some(own) = own.filter(|s| *s > 0.0) else {
                 return Ok(Vec::new());
             };
-            if own <= 0.0 {
-                return Ok(Vec::new());
-            }
             // Ratios on the grid, best first, ties by node: the query's own top k + 1, which
-            // must hold the query's own skill.
+            // must hold the query's own skill; the other k are the row.
             let mut ranked: Vec<(usize, f32)> = hits
                 .into_iter()
                 .map(|(j, s)| (j, on_grid((s / own).min(1.0))))
                 .collect();
             top_k(&mut ranked, k + 1);
-            if !ranked.iter().any(|h| h.0 == i) {
+            let Some(me) = ranked.iter().position(|h| h.0 == i) else {
                 return Ok(Vec::new());
-            }
-            let mut row: Vec<(usize, f32)> = ranked.into_iter().filter(|h| h.0 != i).collect();
-            top_k(&mut row, k);
-            Ok(row)
+            };
+            ranked.remove(me);
+            Ok(ranked)
         })
         .collect()
 }

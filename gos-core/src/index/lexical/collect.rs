@@ -95,25 +95,25 @@ impl Collector for BestScores {
         reader: &SegmentReader,
     ) -> tantivy::Result<Vec<(usize, f32)>> {
         let mut child = self.for_segment(segment_ord, reader)?;
-        if !self.prune {
-            let alive = reader.alive_bitset();
+        let alive = reader.alive_bitset();
+        let live = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
+        if self.prune {
+            // tantivy calls back only for scores above the threshold, so a document tying the
+            // k-th hit is skipped: right when documents come in node order (one segment built
+            // in input order), as a tie keeps the lower node.
+            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+                if live(doc) {
+                    child.collect(doc, score);
+                }
+                child.threshold()
+            })?;
+        } else {
             weight.for_each(reader, &mut |doc, score| {
-                if alive.is_none_or(|a| a.is_alive(doc)) {
+                if live(doc) {
                     child.collect(doc, score);
                 }
             })?;
-            return Ok(child.harvest());
         }
-        let alive = reader.alive_bitset();
-        // tantivy calls back only for scores above the threshold, so a document tying the
-        // k-th hit is skipped: right when documents come in node order (one segment built in
-        // input order), as a tie keeps the lower node.
-        weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-            if alive.is_none_or(|a| a.is_alive(doc)) {
-                child.collect(doc, score);
-            }
-            child.threshold()
-        })?;
         Ok(child.harvest())
     }
 
