@@ -7,7 +7,7 @@ use crate::dedup::{DedupDoc, DedupParams, stored_groups};
 use crate::embed::{EmbedOptions, Embedder};
 use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
-use crate::normalize::{Normalized, lexical_doc, normalize};
+use crate::normalize::{Normalized, lexical_doc_with_body, normalize};
 use crate::parse_cache::{ParseCache, ParseResult};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
@@ -396,7 +396,7 @@ pub fn build_library_cached(
             None => None,
         };
         progress.stage("index", Some(normalized.len() as u64));
-        build_lexical(&staging, &normalized, progress)?;
+        build_lexical(&staging, &mut normalized, progress)?;
         progress.finish_stage();
         if opts.relate.semantic.k > 0 {
             progress.stage("semantic", None);
@@ -565,9 +565,11 @@ fn non_utf8_error(root: &Path, dir: &Path) -> ParseError {
 }
 
 /// The BM25 index of `normalized` in `dir/tantivy`.
+/// Index `normalized` into `dir/tantivy`, moving each body into its document: the bodies are
+/// not read after this (the later stages read nodes), so `normalized[i].body` is left empty.
 fn build_lexical(
     dir: &Path,
-    normalized: &[Normalized],
+    normalized: &mut [Normalized],
     progress: &dyn BuildProgress,
 ) -> Result<(), BuildError> {
     let tantivy_dir = dir.join("tantivy");
@@ -577,9 +579,10 @@ fn build_lexical(
     })?;
     LexicalIndex::build(
         &tantivy_dir,
-        normalized.iter().enumerate().map(|(i, n)| {
+        normalized.iter_mut().enumerate().map(|(i, n)| {
             progress.advance(1);
-            lexical_doc(i, n)
+            let body = std::mem::take(&mut n.body);
+            lexical_doc_with_body(i, n, body)
         }),
     )?;
     Ok(())
