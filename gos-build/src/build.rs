@@ -564,7 +564,6 @@ fn non_utf8_error(root: &Path, dir: &Path) -> ParseError {
     }
 }
 
-/// The BM25 index of `normalized` in `dir/tantivy`.
 /// Index `normalized` into `dir/tantivy`, moving each body into its document: the bodies are
 /// not read after this (the later stages read nodes), so `normalized[i].body` is left empty.
 fn build_lexical(
