@@ -3,20 +3,21 @@
 
 use crate::alternative::{ALTERNATIVES_FILE, alternative_groups, duplicate_edges, same_job_edges};
 use crate::declared::{Declaration, declarations, declared_edges};
-use crate::dedup::{DedupDoc, DedupParams, stored_groups};
+use crate::dedup::{DedupDoc, DedupParams, stored_groups_cached};
 use crate::embed::{EmbedOptions, Embedder};
 use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
 use crate::normalize::{Normalized, lexical_doc_with_body, normalize};
 use crate::parse_cache::{ParseCache, ParseResult};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
-use crate::report::{BuildReport, DegreeStats, Recovered, RootReport, Skipped};
+use crate::report::{BuildReport, DegreeStats, Recovered, ReuseStats, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
-use crate::semantic::{SemanticStats, bm25_neighbours, semantic_edges, vector_neighbours};
-use crate::workflow::workflow_edges;
+use crate::semantic::{SemanticStats, semantic_edges, vector_neighbours};
+use crate::stage_cache::{bm25_semantic, lock};
+use crate::workflow::workflow_edges_cached;
 use gos_core::SkillGraph;
 use gos_core::index::dense::{Vectors, vectors_file};
-use gos_core::index::lexical::LexicalIndex;
+use gos_core::index::lexical::{LexicalDoc, LexicalIndex, PartStats};
 use gos_core::workspace::duplicates::DUPLICATES_FILE;
 use gos_core::workspace::lock::{BuildLock, LockHolder};
 use gos_core::workspace::manifest::Manifest;
@@ -25,6 +26,7 @@ use gos_core::workspace::{
     recover_interrupted_swap, staging_dir,
 };
 use rayon::prelude::*;
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -308,6 +310,7 @@ pub fn build_library_cached(
     progress.finish_stage();
     end_stage("relate", &mut report);
 
+    let mut reused = ReuseStats::default();
     progress.stage("dedup", None);
     let duplicates = {
         let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
@@ -321,7 +324,18 @@ pub fn build_library_cached(
                 description: &node.description.value,
             })
             .collect();
-        stored_groups(&ids, &docs, &DedupParams::default())
+        let keys: Vec<&str> = nodes.iter().map(|n| n.content_hash.as_str()).collect();
+        let mut memo = cache.map(|c| lock(&c.stages.dedup));
+        let found = stored_groups_cached(
+            &ids,
+            &docs,
+            &DedupParams::default(),
+            memo.as_deref_mut().map(|m| (&keys[..], m)),
+        );
+        if let Some(m) = memo {
+            reused.dedup_bodies = m.reused;
+        }
+        found
     };
     end_stage("dedup", &mut report);
     // Alternative edges: every pair of a near-duplicate group, and skills doing the same job.
@@ -350,14 +364,19 @@ pub fn build_library_cached(
             .collect()
     });
     let bodies: Vec<&str> = normalized.iter().map(|n| n.body.as_str()).collect();
-    for e in workflow_edges(
+    let mut memo = cache.map(|c| lock(&c.stages.workflow));
+    for e in workflow_edges_cached(
         &nodes,
         &bodies,
         &copy_groups,
         &opts.relate.workflow,
         &mut report.workflow,
+        memo.as_deref_mut(),
     ) {
         graph.add_edge(e);
+    }
+    if let Some(m) = memo {
+        reused.workflow_bodies = m.reused;
     }
     progress.finish_stage();
     end_stage("workflow", &mut report);
@@ -396,7 +415,9 @@ pub fn build_library_cached(
             None => None,
         };
         progress.stage("index", Some(normalized.len() as u64));
-        build_lexical(&staging, &mut normalized, progress)?;
+        let (fields_digest, parts) = build_lexical(&staging, &mut normalized, progress, cache)?;
+        reused.index_parts = parts.reused;
+        reused.index_parts_indexed = parts.indexed;
         progress.finish_stage();
         if opts.relate.semantic.k > 0 {
             progress.stage("semantic", None);
@@ -419,17 +440,18 @@ pub fn build_library_cached(
                     )
                 }
                 None => {
-                    let lexical = LexicalIndex::open(&staging.join("tantivy"), nodes.len())?;
                     stats.method = "bm25".into();
-                    let nb = bm25_neighbours(&nodes, &lexical, sem.k)?;
-                    semantic_edges(
+                    let index = staging.join("tantivy");
+                    let memo = cache.map(|c| &c.stages.neighbours);
+                    bm25_semantic(
                         &nodes,
-                        &nb,
-                        sem.bm25_floor,
-                        gos_core::EdgeProvenance::Bm25,
+                        &index,
+                        &fields_digest,
                         sem,
                         &mut stats,
-                    )
+                        memo,
+                        &mut reused,
+                    )?
                 }
             };
             for e in edges {
@@ -500,6 +522,9 @@ pub fn build_library_cached(
         report.stage_ms.insert("semantic".into(), semantic_ms);
     }
 
+    if cache.is_some() {
+        report.reused = Some(reused);
+    }
     report.nodes = nodes.len();
     for e in graph.edges() {
         *report
@@ -566,25 +591,44 @@ fn non_utf8_error(root: &Path, dir: &Path) -> ParseError {
 
 /// Index `normalized` into `dir/tantivy`, moving each body into its document: the bodies are
 /// not read after this (the later stages read nodes), so `normalized[i].body` is left empty.
+/// With a live session's `cache`, unchanged index parts come from it
+/// ([`LexicalIndex::build_reusing`]). Returns the SHA-256 of the indexed names and
+/// descriptions, in node order, which is all the BM25 neighbour rows read of the index.
 fn build_lexical(
     dir: &Path,
     normalized: &mut [Normalized],
     progress: &dyn BuildProgress,
-) -> Result<(), BuildError> {
+    cache: Option<&ParseCache>,
+) -> Result<([u8; 32], PartStats), BuildError> {
     let tantivy_dir = dir.join("tantivy");
     std::fs::create_dir(&tantivy_dir).map_err(|source| BuildError::Io {
         path: tantivy_dir.clone(),
         source,
     })?;
-    LexicalIndex::build(
-        &tantivy_dir,
-        normalized.iter_mut().enumerate().map(|(i, n)| {
+    let docs: Vec<LexicalDoc> = normalized
+        .iter_mut()
+        .enumerate()
+        .map(|(i, n)| {
             progress.advance(1);
             let body = std::mem::take(&mut n.body);
             lexical_doc_with_body(i, n, body)
-        }),
-    )?;
-    Ok(())
+        })
+        .collect();
+    let mut h = Sha256::new();
+    for d in &docs {
+        for text in [&d.name, &d.description] {
+            h.update((text.len() as u64).to_le_bytes());
+            h.update(text.as_bytes());
+        }
+    }
+    let parts = match cache {
+        Some(c) => LexicalIndex::build_reusing(&tantivy_dir, &docs, &mut lock(&c.stages.index))?,
+        None => {
+            LexicalIndex::build(&tantivy_dir, docs)?;
+            PartStats::default()
+        }
+    };
+    Ok((h.finalize().into(), parts))
 }
 
 fn write_workspace(

@@ -46,7 +46,8 @@
 use gos_core::rng::SplitMix64;
 use gos_core::workspace::duplicates::DuplicateGroups;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// Parameters of the grouping. Defaults: 5-word shingles, Jaccard ≥ 0.7, 16 bands of 4 rows,
 /// at least 20 shingles, shingles of at most 16 bodies, description overlap ≥ 0.5.
@@ -215,10 +216,48 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
 /// Shingles are computed in parallel (rayon); the cost is dominated by them and by the exact
 /// Jaccard of candidate pairs (about a second for 5,584 real packages).
 pub fn groups(docs: &[DedupDoc], params: &DedupParams) -> Vec<Vec<usize>> {
-    let mut sets: Vec<Vec<u64>> = docs
-        .par_iter()
-        .map(|d| shingles(d.body, params.shingle_words))
-        .collect();
+    groups_cached(docs, params, None)
+}
+
+/// Per-body work of [`groups`] kept between the builds of one live session
+/// ([`crate::watch`]), by package content (`keys`: the SKILL.md's SHA-256, of which the body
+/// is a function): each body's shingle set, and its MinHash signature, which is valid while
+/// the boilerplate list and the parameters are the ones it was computed with. A rebuild then
+/// shingles and signs only changed bodies; the grouping itself is redone over all of them, so
+/// the groups are the ones [`groups`] finds.
+#[derive(Default)]
+pub(crate) struct DedupCache {
+    shingles: HashMap<String, Arc<Vec<u64>>>,
+    signatures: HashMap<String, Arc<Vec<u64>>>,
+    signed_with: Option<(DedupParams, Vec<u64>)>,
+    /// Bodies whose shingles the last build took from the cache.
+    pub(crate) reused: usize,
+}
+
+/// [`groups`], reading and filling `cache` (with `keys[i]` the content key of `docs[i]`).
+pub(crate) fn groups_cached(
+    docs: &[DedupDoc],
+    params: &DedupParams,
+    mut cache: Option<(&[&str], &mut DedupCache)>,
+) -> Vec<Vec<usize>> {
+    // With a cache, the unfiltered sets are kept for it (and copied for the filtering below);
+    // without one, they are filtered in place.
+    let raw: Option<Vec<Arc<Vec<u64>>>> = cache.as_ref().map(|(keys, c)| {
+        docs.par_iter()
+            .enumerate()
+            .map(|(i, d)| match c.shingles.get(keys[i]) {
+                Some(set) => Arc::clone(set),
+                None => Arc::new(shingles(d.body, params.shingle_words)),
+            })
+            .collect()
+    });
+    let mut sets: Vec<Vec<u64>> = match &raw {
+        Some(raw) => raw.par_iter().map(|s| s.to_vec()).collect(),
+        None => docs
+            .par_iter()
+            .map(|d| shingles(d.body, params.shingle_words))
+            .collect(),
+    };
     // Document frequencies by sorting every body's (already de-duplicated) hashes once and
     // counting runs: the boilerplate shingles, those of more than `max_shingle_df` bodies,
     // come out sorted for a binary search. Cheaper than a hash map over ~5.6 M shingles.
@@ -242,11 +281,38 @@ pub fn groups(docs: &[DedupDoc], params: &DedupParams) -> Vec<Vec<usize>> {
     let judged: Vec<usize> = (0..docs.len())
         .filter(|&i| sets[i].len() >= params.min_shingles.max(1))
         .collect();
+    if let Some((_, c)) = cache.as_mut() {
+        let signed_with = Some((*params, boilerplate.clone()));
+        if c.signed_with != signed_with {
+            c.signatures.clear();
+            c.signed_with = signed_with;
+        }
+    }
     // Signatures parallel to `judged`.
-    let sigs: Vec<Vec<u64>> = judged
-        .par_iter()
-        .map(|&i| signature(&sets[i], &seeds))
-        .collect();
+    let sigs: Vec<Arc<Vec<u64>>> = {
+        let known = cache.as_ref().map(|(keys, c)| (*keys, &c.signatures));
+        judged
+            .par_iter()
+            .map(|&i| match known.and_then(|(keys, m)| m.get(keys[i])) {
+                Some(sig) => Arc::clone(sig),
+                None => Arc::new(signature(&sets[i], &seeds)),
+            })
+            .collect()
+    };
+    if let Some((keys, c)) = cache {
+        c.reused = keys.iter().filter(|k| c.shingles.contains_key(**k)).count();
+        // Keep exactly this build's entries, so removed packages do not pile up.
+        c.shingles = keys
+            .iter()
+            .map(|k| k.to_string())
+            .zip(raw.unwrap_or_default())
+            .collect();
+        c.signatures = judged
+            .iter()
+            .map(|&i| keys[i].to_string())
+            .zip(sigs.iter().cloned())
+            .collect();
+    }
     let mut candidates: BTreeSet<(usize, usize)> = BTreeSet::new();
     for band in 0..params.bands {
         let mut buckets: BTreeMap<&[u64], Vec<usize>> = BTreeMap::new();
@@ -290,7 +356,17 @@ pub fn stored_groups(
     docs: &[DedupDoc],
     params: &DedupParams,
 ) -> Option<DuplicateGroups> {
-    let found = groups(docs, params);
+    stored_groups_cached(ids, docs, params, None)
+}
+
+/// [`stored_groups`] through [`groups_cached`].
+pub(crate) fn stored_groups_cached(
+    ids: &[&str],
+    docs: &[DedupDoc],
+    params: &DedupParams,
+    cache: Option<(&[&str], &mut DedupCache)>,
+) -> Option<DuplicateGroups> {
+    let found = groups_cached(docs, params, cache);
     if found.is_empty() {
         return None;
     }

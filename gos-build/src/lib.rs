@@ -61,6 +61,7 @@ pub mod frontmatter;
 mod markdown;
 mod parse;
 mod parsed;
+mod stage_cache;
 
 pub use build::{
     BuildOptions, build_library, build_workspace, build_workspace_locked, build_workspace_with,

@@ -7,6 +7,7 @@
 
 use crate::declared::Declaration;
 use crate::normalize::Normalized;
+use crate::stage_cache::StageCache;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -17,9 +18,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub(crate) type ParseResult = Result<(Normalized, Vec<String>, Vec<Declaration>), String>;
 
 /// Parsed packages by absolute package directory, kept between builds of one session.
+///
+/// It also holds the caches of the later stages ([`crate::stage_cache`]), which key their
+/// entries by content rather than by path, so [`ParseCache::invalidate`] leaves them alone.
 #[derive(Default)]
 pub struct ParseCache {
     entries: Mutex<HashMap<PathBuf, ParseResult>>,
+    pub(crate) stages: StageCache,
     hits: AtomicUsize,
     misses: AtomicUsize,
 }

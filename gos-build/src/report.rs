@@ -49,6 +49,22 @@ pub struct RootReport {
     pub packages: usize,
 }
 
+/// What a live rebuild ([`crate::watch`]) took from the stage caches of the build before it
+/// (`crate::stage_cache`), stage by stage.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReuseStats {
+    /// Bodies whose shingle set came from the cache (of all bodies), near-duplicate stage.
+    pub dedup_bodies: usize,
+    /// Bodies whose workflow claims came from the cache.
+    pub workflow_bodies: usize,
+    /// BM25 index parts taken unchanged.
+    pub index_parts: usize,
+    /// BM25 index parts indexed again.
+    pub index_parts_indexed: usize,
+    /// Whether the BM25 neighbour rows of the semantic stage were taken unchanged.
+    pub neighbour_rows: bool,
+}
+
 /// Everything `gos build` reports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BuildReport {
@@ -86,6 +102,10 @@ pub struct BuildReport {
     /// The embedding stage, when the build had a sentence encoder.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embed: Option<EmbedStats>,
+    /// What a live rebuild took from the previous build's stage caches; absent from a build
+    /// without them (`gos build` without `--watch`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused: Option<ReuseStats>,
     /// Wall milliseconds per stage: `discover`, `parse`, `relate` (io, mention and declared
     /// edges), `dedup` (near-duplicate groups), `alternative` (alternative edges), `workflow`
     /// (workflow edges), `index` (tantivy index and workspace files), `semantic`, and `embed`

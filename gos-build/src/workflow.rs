@@ -48,7 +48,9 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
+
+pub(crate) use crate::stage_cache::WorkflowCache;
 
 /// Most characters of an edge's evidence (the quoted sentence).
 pub const MAX_EVIDENCE_CHARS: usize = 160;
@@ -408,7 +410,10 @@ fn evidence(text: &str, at: usize) -> String {
 }
 
 /// One body's claim of an ordered pair: `((source, target), evidence, from numbered steps)`.
-type Claim = ((usize, usize), String, bool);
+pub(crate) type Claim = ((usize, usize), String, bool);
+
+/// One body's claims in the order it makes them, with its cue counts.
+pub(crate) type BodyClaims = (Vec<Claim>, WorkflowStats);
 
 /// Workflow edges over `nodes` with their markdown `bodies` (same order); `copies` are the
 /// near-duplicate groups as node indices (see the module docs).
@@ -418,6 +423,19 @@ pub fn workflow_edges(
     copies: &[Vec<usize>],
     opts: &WorkflowOptions,
     stats: &mut WorkflowStats,
+) -> Vec<SkillEdge> {
+    workflow_edges_cached(nodes, bodies, copies, opts, stats, None)
+}
+
+/// [`workflow_edges`], taking each body's claims from `cache` when neither the body nor
+/// anything else the claims read changed (see [`WorkflowCache`]).
+pub(crate) fn workflow_edges_cached(
+    nodes: &[SkillNode],
+    bodies: &[&str],
+    copies: &[Vec<usize>],
+    opts: &WorkflowOptions,
+    stats: &mut WorkflowStats,
+    mut cache: Option<&mut WorkflowCache>,
 ) -> Vec<SkillEdge> {
     if !opts.enabled {
         return Vec::new();
@@ -441,10 +459,17 @@ pub fn workflow_edges(
     }
     // Each body's candidates in the order it names them, with its cue counts; bodies are read
     // in parallel and merged in body order, so the first claim of a pair wins as in one pass.
-    let per_body: Vec<(Vec<Claim>, WorkflowStats)> = bodies
+    if let Some(c) = cache.as_deref_mut() {
+        c.start(nodes, &group_of, opts);
+    }
+    let known = cache.as_deref();
+    let per_body: Vec<Arc<BodyClaims>> = bodies
         .par_iter()
         .enumerate()
         .map(|(me, body)| {
+            if let Some(hit) = known.and_then(|c| c.get(me, &nodes[me], body)) {
+                return hit;
+            }
             let mut local = WorkflowStats::default();
             let stats = &mut local;
             let mut claims: Vec<Claim> = Vec::new();
@@ -536,16 +561,22 @@ pub fn workflow_edges(
                     }
                 }
             }
-            (claims, local)
+            Arc::new((claims, local))
         })
         .collect();
+    if let Some(c) = cache {
+        c.keep(nodes, bodies, &per_body);
+    }
     // (source, target) -> evidence, and whether it came from steps, with the naming body.
     let mut found: BTreeMap<(usize, usize), (String, bool, usize)> = BTreeMap::new();
-    for (me, (claims, local)) in per_body.into_iter().enumerate() {
+    for (me, body) in per_body.iter().enumerate() {
+        let (claims, local) = &**body;
         stats.cues += local.cues;
         stats.ambiguous += local.ambiguous;
         for (pair, ev, from_steps) in claims {
-            found.entry(pair).or_insert((ev, from_steps, me));
+            found
+                .entry(*pair)
+                .or_insert_with(|| (ev.clone(), *from_steps, me));
         }
     }
     // Guards over all candidates.

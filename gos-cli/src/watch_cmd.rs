@@ -54,8 +54,20 @@ fn print_line(r: &Rebuild, json: bool) {
                 .as_ref()
                 .map(|e| format!(", {} embedded ({} reused)", e.embedded, e.reused))
                 .unwrap_or_default();
+            let parts = report
+                .reused
+                .as_ref()
+                .filter(|u| u.index_parts + u.index_parts_indexed > 0)
+                .map(|u| {
+                    format!(
+                        ", {} of {} index parts reused",
+                        u.index_parts,
+                        u.index_parts + u.index_parts_indexed
+                    )
+                })
+                .unwrap_or_default();
             eprintln!(
-                "{changed}: {} skills ({} parsed, {} from cache, {} skipped){embedded}, {} edges, in {:.1} s",
+                "{changed}: {} skills ({} parsed, {} from cache, {} skipped){embedded}{parts}, {} edges, in {:.1} s",
                 report.nodes,
                 r.cache.parsed,
                 r.cache.reused,

@@ -11,4 +11,5 @@ mod lint;
 mod llm_build;
 mod llm_secrets;
 mod parse_odd_skills;
+mod stage_caches;
 mod watch;

@@ -15,8 +15,10 @@
 pub mod analyzer;
 mod boosts;
 mod collect;
+mod parts;
 
 pub use boosts::FieldBoosts;
+pub use parts::{PART_DOCS, PartCache, PartStats};
 
 use crate::error::{Error, Result};
 use analyzer::{ANALYZER_NAME, analyzer, term_counts};

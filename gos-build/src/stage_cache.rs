@@ -1,0 +1,210 @@
+//! Stage caches of live rebuilds: what the build's later stages computed per package or per
+//! part in the previous build of one [`crate::watch`] session, kept beside the parsed packages
+//! ([`crate::parse_cache::ParseCache`]) so that a rebuild after one edited package redoes
+//! little more than that package's share.
+//!
+//! Every entry sits under a key of everything it was computed from, so a rebuild that takes
+//! it gives the result a full build computes (tests
+//! `a_watch_rebuild_from_the_stage_caches_equals_a_full_build` in `tests/it`):
+//!
+//! - near-duplicate detection: each body's shingle set and MinHash signature, by package
+//!   content ([`crate::dedup`]);
+//! - the workflow pass: each body's claims, by node position and package content, while the
+//!   names, copy groups and options are the ones they were read with ([`WorkflowCache`]);
+//! - the BM25 index: its parts of [`gos_core::index::lexical::PART_DOCS`] documents, by the
+//!   digest of what they index ([`gos_core::index::lexical::PartCache`]);
+//! - the BM25 neighbour rows of the semantic stage, while every indexed name and description
+//!   and every neighbour query is unchanged, and the semantic edges made from them while the
+//!   headings are too ([`NeighbourCache`], [`bm25_semantic`]): the rows read only those
+//!   fields' statistics, so most body edits leave both as they were.
+//!
+//! A package's content is the SHA-256 of its SKILL.md ([`gos_core::SkillNode::content_hash`]),
+//! of which the parsed body is a function; the body's length is checked beside it.
+
+use crate::dedup::DedupCache;
+use crate::error::BuildError;
+use crate::report::ReuseStats;
+use crate::semantic::{SemanticOptions, SemanticStats, bm25_neighbours, semantic_edges};
+use crate::workflow::{BodyClaims, WorkflowOptions};
+use gos_core::index::lexical::{LexicalIndex, PartCache};
+use gos_core::{EdgeProvenance, SkillEdge, SkillNode};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// The caches of one live session (see the module docs).
+#[derive(Default)]
+pub(crate) struct StageCache {
+    pub(crate) dedup: Mutex<DedupCache>,
+    pub(crate) workflow: Mutex<WorkflowCache>,
+    pub(crate) index: Mutex<PartCache>,
+    pub(crate) neighbours: Mutex<NeighbourCache>,
+}
+
+/// Each body's workflow claims from the previous build, valid while the node names, folders,
+/// copy groups and options are the same (their digest).
+#[derive(Default)]
+pub(crate) struct WorkflowCache {
+    context: [u8; 32],
+    bodies: Vec<Option<(String, usize, Arc<BodyClaims>)>>,
+    /// Bodies whose claims the last build took from the cache.
+    pub(crate) reused: usize,
+}
+
+impl WorkflowCache {
+    /// Begin a build: drop every entry when what claims resolve against changed.
+    pub(crate) fn start(
+        &mut self,
+        nodes: &[SkillNode],
+        group_of: &[Option<usize>],
+        opts: &WorkflowOptions,
+    ) {
+        let mut h = Sha256::new();
+        for (node, group) in nodes.iter().zip(group_of) {
+            for text in [node.id.as_str(), node.name.as_str()] {
+                h.update((text.len() as u64).to_le_bytes());
+                h.update(text.as_bytes());
+            }
+            h.update(group.map_or(u64::MAX, |g| g as u64).to_le_bytes());
+        }
+        h.update(format!("{opts:?}").as_bytes());
+        let context: [u8; 32] = h.finalize().into();
+        if context != self.context {
+            self.context = context;
+            self.bodies.clear();
+        }
+    }
+
+    /// The claims of the body of `node` at position `me`, if it is the one read last time.
+    pub(crate) fn get(&self, me: usize, node: &SkillNode, body: &str) -> Option<Arc<BodyClaims>> {
+        match self.bodies.get(me)? {
+            Some((hash, len, claims)) if *hash == node.content_hash && *len == body.len() => {
+                Some(Arc::clone(claims))
+            }
+            _ => None,
+        }
+    }
+
+    /// Keep this build's claims (and nothing older).
+    pub(crate) fn keep(
+        &mut self,
+        nodes: &[SkillNode],
+        bodies: &[&str],
+        claims: &[Arc<BodyClaims>],
+    ) {
+        self.reused = (0..claims.len())
+            .filter(|&i| {
+                self.get(i, &nodes[i], bodies[i])
+                    .is_some_and(|c| Arc::ptr_eq(&c, &claims[i]))
+            })
+            .count();
+        self.bodies = nodes
+            .iter()
+            .zip(bodies)
+            .zip(claims)
+            .map(|((n, b), c)| Some((n.content_hash.clone(), b.len(), Arc::clone(c))))
+            .collect();
+    }
+}
+
+/// Neighbour rows: per node, `(neighbour, relative score)` best first.
+type Rows = Vec<Vec<(usize, f32)>>;
+
+/// The BM25 neighbour rows of the previous build and the semantic edges made from them, each
+/// with the digest of what it read.
+#[derive(Default)]
+pub(crate) struct NeighbourCache {
+    rows: Option<([u8; 32], Rows)>,
+    edges: Option<([u8; 32], Vec<SkillEdge>, SemanticStats)>,
+}
+
+/// `m` locked; a cache poisoned by a panicked build is still consistent (its entries are
+/// replaced whole), so its contents are taken as they are.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// SHA-256 of `parts`, each length-prefixed.
+fn digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// The BM25 semantic edges of a lexical workspace ([`bm25_neighbours`], [`semantic_edges`])
+/// over the index at `index`, taken from `cache` when what they read is unchanged:
+///
+/// - the neighbour rows read the indexed names and descriptions (`fields`, their digest in
+///   node order), each node's query (its name and description) and `sem.k`; the node count
+///   decides pruning and is in both;
+/// - the edges read the rows, the ids, names, descriptions and headings of the nodes (the
+///   shared specific terms) and the options.
+///
+/// `stats` gets the counters of the pass either way.
+///
+/// # Errors
+/// [`BuildError::Index`] when the index cannot be opened or searched.
+pub(crate) fn bm25_semantic(
+    nodes: &[SkillNode],
+    index: &Path,
+    fields: &[u8; 32],
+    sem: &SemanticOptions,
+    stats: &mut SemanticStats,
+    cache: Option<&Mutex<NeighbourCache>>,
+    reused: &mut ReuseStats,
+) -> Result<Vec<SkillEdge>, BuildError> {
+    let k = (sem.k as u64).to_le_bytes();
+    let queries = nodes
+        .iter()
+        .flat_map(|n| [n.name.as_bytes(), n.description.value.as_bytes()]);
+    let rows_key = digest([&fields[..], &k[..]].into_iter().chain(queries));
+    let options = format!("{sem:?}");
+    let headings = nodes.iter().flat_map(|n| {
+        [n.id.as_bytes()]
+            .into_iter()
+            .chain(n.headings.iter().map(|h| h.as_bytes()))
+            .chain([&b"\n"[..]])
+    });
+    let edges_key = digest(
+        [&rows_key[..], options.as_bytes()]
+            .into_iter()
+            .chain(headings),
+    );
+    let mut memo = cache.map(lock);
+    if let Some((key, edges, known)) = memo.as_ref().and_then(|m| m.edges.as_ref())
+        && *key == edges_key
+    {
+        reused.neighbour_rows = true;
+        *stats = SemanticStats {
+            ms: stats.ms,
+            ..known.clone()
+        };
+        return Ok(edges.clone());
+    }
+    let rows = match memo.as_ref().and_then(|m| m.rows.as_ref()) {
+        Some((key, rows)) if *key == rows_key => {
+            reused.neighbour_rows = true;
+            rows.clone()
+        }
+        _ => {
+            let lexical = LexicalIndex::open(index, nodes.len())?;
+            bm25_neighbours(nodes, &lexical, sem.k)?
+        }
+    };
+    let edges = semantic_edges(
+        nodes,
+        &rows,
+        sem.bm25_floor,
+        EdgeProvenance::Bm25,
+        sem,
+        stats,
+    );
+    if let Some(m) = memo.as_mut() {
+        m.rows = Some((rows_key, rows));
+        m.edges = Some((edges_key, edges.clone(), stats.clone()));
+    }
+    Ok(edges)
+}
