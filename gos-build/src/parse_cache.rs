@@ -19,8 +19,9 @@ pub(crate) type ParseResult = Result<(Normalized, Vec<String>, Vec<Declaration>)
 
 /// Parsed packages by absolute package directory, kept between builds of one session.
 ///
-/// It also holds the caches of the later stages ([`crate::stage_cache`]), which key their
-/// entries by content rather than by path, so [`ParseCache::invalidate`] leaves them alone.
+/// It also holds the caches of the later stages (the private `stage_cache` module), which key
+/// their entries by content rather than by path, so [`ParseCache::invalidate`] leaves them
+/// alone.
 #[derive(Default)]
 pub struct ParseCache {
     entries: Mutex<HashMap<PathBuf, ParseResult>>,

@@ -10,7 +10,8 @@
 //! - near-duplicate detection: each body's shingle set and MinHash signature, by package
 //!   content ([`crate::dedup`]);
 //! - the workflow pass: each body's claims, by node position and package content, while the
-//!   names, copy groups and options are the ones they were read with ([`WorkflowCache`]);
+//!   names, copy groups and options are the ones they were read with
+//!   ([`crate::workflow::WorkflowCache`]);
 //! - the BM25 index: its parts of [`gos_core::index::lexical::PART_DOCS`] documents, by the
 //!   digest of what they index ([`gos_core::index::lexical::PartCache`]);
 //! - the BM25 neighbour rows of the semantic stage, while every indexed name and description
@@ -25,12 +26,12 @@ use crate::dedup::DedupCache;
 use crate::error::BuildError;
 use crate::report::ReuseStats;
 use crate::semantic::{SemanticOptions, SemanticStats, bm25_neighbours, semantic_edges};
-use crate::workflow::{BodyClaims, WorkflowOptions};
+use crate::workflow::WorkflowCache;
 use gos_core::index::lexical::{LexicalIndex, PartCache};
 use gos_core::{EdgeProvenance, SkillEdge, SkillNode};
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The caches of one live session (see the module docs).
 #[derive(Default)]
@@ -39,72 +40,6 @@ pub(crate) struct StageCache {
     pub(crate) workflow: Mutex<WorkflowCache>,
     pub(crate) index: Mutex<PartCache>,
     pub(crate) neighbours: Mutex<NeighbourCache>,
-}
-
-/// Each body's workflow claims from the previous build, valid while the node names, folders,
-/// copy groups and options are the same (their digest).
-#[derive(Default)]
-pub(crate) struct WorkflowCache {
-    context: [u8; 32],
-    bodies: Vec<Option<(String, usize, Arc<BodyClaims>)>>,
-    /// Bodies whose claims the last build took from the cache.
-    pub(crate) reused: usize,
-}
-
-impl WorkflowCache {
-    /// Begin a build: drop every entry when what claims resolve against changed.
-    pub(crate) fn start(
-        &mut self,
-        nodes: &[SkillNode],
-        group_of: &[Option<usize>],
-        opts: &WorkflowOptions,
-    ) {
-        let mut h = Sha256::new();
-        for (node, group) in nodes.iter().zip(group_of) {
-            for text in [node.id.as_str(), node.name.as_str()] {
-                h.update((text.len() as u64).to_le_bytes());
-                h.update(text.as_bytes());
-            }
-            h.update(group.map_or(u64::MAX, |g| g as u64).to_le_bytes());
-        }
-        h.update(format!("{opts:?}").as_bytes());
-        let context: [u8; 32] = h.finalize().into();
-        if context != self.context {
-            self.context = context;
-            self.bodies.clear();
-        }
-    }
-
-    /// The claims of the body of `node` at position `me`, if it is the one read last time.
-    pub(crate) fn get(&self, me: usize, node: &SkillNode, body: &str) -> Option<Arc<BodyClaims>> {
-        match self.bodies.get(me)? {
-            Some((hash, len, claims)) if *hash == node.content_hash && *len == body.len() => {
-                Some(Arc::clone(claims))
-            }
-            _ => None,
-        }
-    }
-
-    /// Keep this build's claims (and nothing older).
-    pub(crate) fn keep(
-        &mut self,
-        nodes: &[SkillNode],
-        bodies: &[&str],
-        claims: &[Arc<BodyClaims>],
-    ) {
-        self.reused = (0..claims.len())
-            .filter(|&i| {
-                self.get(i, &nodes[i], bodies[i])
-                    .is_some_and(|c| Arc::ptr_eq(&c, &claims[i]))
-            })
-            .count();
-        self.bodies = nodes
-            .iter()
-            .zip(bodies)
-            .zip(claims)
-            .map(|((n, b), c)| Some((n.content_hash.clone(), b.len(), Arc::clone(c))))
-            .collect();
-    }
 }
 
 /// Neighbour rows: per node, `(neighbour, relative score)` best first.
