@@ -47,7 +47,6 @@ use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
 use rayon::prelude::*;
 use regex::Regex;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock};
 
@@ -462,11 +461,13 @@ pub(crate) fn workflow_edges_cached(
         c.start(nodes, &group_of, opts);
     }
     let known = cache.as_deref();
+    let hits = std::sync::atomic::AtomicUsize::new(0);
     let per_body: Vec<Arc<BodyClaims>> = bodies
         .par_iter()
         .enumerate()
         .map(|(me, body)| {
             if let Some(hit) = known.and_then(|c| c.get(me, &nodes[me], body)) {
+                hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return hit;
             }
             let mut local = WorkflowStats::default();
@@ -564,7 +565,7 @@ pub(crate) fn workflow_edges_cached(
         })
         .collect();
     if let Some(c) = cache {
-        c.keep(nodes, bodies, &per_body);
+        c.keep(nodes, bodies, &per_body, hits.into_inner());
     }
     // (source, target) -> evidence, and whether it came from steps, with the naming body.
     let mut found: BTreeMap<(usize, usize), (String, bool, usize)> = BTreeMap::new();
@@ -624,71 +625,9 @@ pub(crate) fn workflow_edges_cached(
     edges
 }
 
-/// Each body's workflow claims from the previous build, valid while the node names, folders,
-/// copy groups and options are the same (their digest).
-#[derive(Default)]
-pub(crate) struct WorkflowCache {
-    context: [u8; 32],
-    bodies: Vec<Option<(String, usize, Arc<BodyClaims>)>>,
-    /// Bodies whose claims the last build took from the cache.
-    pub(crate) reused: usize,
-}
-
-impl WorkflowCache {
-    /// Begin a build: drop every entry when what claims resolve against changed.
-    pub(crate) fn start(
-        &mut self,
-        nodes: &[SkillNode],
-        group_of: &[Option<usize>],
-        opts: &WorkflowOptions,
-    ) {
-        let mut h = Sha256::new();
-        for (node, group) in nodes.iter().zip(group_of) {
-            for text in [node.id.as_str(), node.name.as_str()] {
-                h.update((text.len() as u64).to_le_bytes());
-                h.update(text.as_bytes());
-            }
-            h.update(group.map_or(u64::MAX, |g| g as u64).to_le_bytes());
-        }
-        h.update(format!("{opts:?}").as_bytes());
-        let context: [u8; 32] = h.finalize().into();
-        if context != self.context {
-            self.context = context;
-            self.bodies.clear();
-        }
-    }
-
-    /// The claims of the body of `node` at position `me`, if it is the one read last time.
-    pub(crate) fn get(&self, me: usize, node: &SkillNode, body: &str) -> Option<Arc<BodyClaims>> {
-        match self.bodies.get(me)? {
-            Some((hash, len, claims)) if *hash == node.content_hash && *len == body.len() => {
-                Some(Arc::clone(claims))
-            }
-            _ => None,
-        }
-    }
-
-    /// Keep this build's claims (and nothing older).
-    pub(crate) fn keep(
-        &mut self,
-        nodes: &[SkillNode],
-        bodies: &[&str],
-        claims: &[Arc<BodyClaims>],
-    ) {
-        self.reused = (0..claims.len())
-            .filter(|&i| {
-                self.get(i, &nodes[i], bodies[i])
-                    .is_some_and(|c| Arc::ptr_eq(&c, &claims[i]))
-            })
-            .count();
-        self.bodies = nodes
-            .iter()
-            .zip(bodies)
-            .zip(claims)
-            .map(|((n, b), c)| Some((n.content_hash.clone(), b.len(), Arc::clone(c))))
-            .collect();
-    }
-}
+#[path = "workflow_cache.rs"]
+mod cache;
+pub(crate) use cache::WorkflowCache;
 
 #[cfg(test)]
 #[path = "workflow_tests.rs"]

@@ -1,16 +1,16 @@
 //! Unit tests of the lexical index: analysis, fields, scores, the index built in parts.
 use super::*;
 
-/// An index built in parts and merged gives exactly the scores of one writer: the same
-/// node for every hit, the same f32 score bit for bit, in the same order.
-#[test]
-fn an_index_built_in_parts_scores_exactly_as_one_writer() {
-    let words = [
-        "mesh", "csv", "parse", "render", "pdf", "table", "geo", "stl", "json",
-    ];
-    let docs: Vec<LexicalDoc> = (0..2_500u64)
+const WORDS: [&str; 9] = [
+    "mesh", "csv", "parse", "render", "pdf", "table", "geo", "stl", "json",
+];
+
+/// `n` documents over [`WORDS`]: document `i` is named by one word and has `i % 13 + 1` body
+/// words, so the BM25 statistics vary.
+fn word_docs(n: u64) -> Vec<LexicalDoc> {
+    (0..n)
         .map(|i| {
-            let w = |k: u64| words[((i * 7 + k * 3) % words.len() as u64) as usize];
+            let w = |k: u64| WORDS[((i * 7 + k * 3) % WORDS.len() as u64) as usize];
             LexicalDoc {
                 ord: i,
                 id: format!("s{i}"),
@@ -19,7 +19,14 @@ fn an_index_built_in_parts_scores_exactly_as_one_writer() {
                 ..LexicalDoc::default()
             }
         })
-        .collect();
+        .collect()
+}
+
+/// An index built in parts and merged gives exactly the scores of one writer: the same
+/// node for every hit, the same f32 score bit for bit, in the same order.
+#[test]
+fn an_index_built_in_parts_scores_exactly_as_one_writer() {
+    let docs = word_docs(2_500);
     let one = tempfile::tempdir().unwrap();
     let parts = tempfile::tempdir().unwrap();
     LexicalIndex::build_in_parts(one.path(), &docs, 1).unwrap();
@@ -194,22 +201,10 @@ fn pruned_search_keeps_the_full_top_k() {
 /// build of the changed documents; only the changed part is indexed again.
 #[test]
 fn a_reused_part_index_scores_exactly_as_a_fresh_build() {
-    let words = [
-        "mesh", "csv", "parse", "render", "pdf", "table", "geo", "stl", "json",
-    ];
-    let mut docs: Vec<LexicalDoc> = (0..(2 * PART_DOCS as u64 + 40))
-        .map(|i| {
-            let w = |k: u64| words[((i * 7 + k * 3) % words.len() as u64) as usize];
-            LexicalDoc {
-                ord: i,
-                id: format!("s{i}"),
-                name: w(1).to_string(),
-                description: w(2).to_string(),
-                body: (0..(i % 13 + 1)).map(w).collect::<Vec<_>>().join(" "),
-                ..LexicalDoc::default()
-            }
-        })
-        .collect();
+    let mut docs = word_docs(2 * PART_DOCS as u64 + 40);
+    for d in &mut docs {
+        d.description = WORDS[((d.ord * 7 + 6) % WORDS.len() as u64) as usize].to_string();
+    }
     let mut cache = PartCache::default();
     let first = tempfile::tempdir().unwrap();
     let stats = LexicalIndex::build_reusing(first.path(), &docs, &mut cache).unwrap();
