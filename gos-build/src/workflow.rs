@@ -48,6 +48,7 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
 /// Most characters of an edge's evidence (the quoted sentence).
@@ -461,13 +462,13 @@ pub(crate) fn workflow_edges_cached(
         c.start(nodes, &group_of, opts);
     }
     let known = cache.as_deref();
-    let hits = std::sync::atomic::AtomicUsize::new(0);
+    let hits = AtomicUsize::new(0);
     let per_body: Vec<Arc<BodyClaims>> = bodies
         .par_iter()
         .enumerate()
         .map(|(me, body)| {
             if let Some(hit) = known.and_then(|c| c.get(me, &nodes[me], body)) {
-                hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                hits.fetch_add(1, Ordering::Relaxed);
                 return hit;
             }
             let mut local = WorkflowStats::default();

@@ -11,7 +11,8 @@ use std::sync::Arc;
 #[derive(Default)]
 pub(crate) struct WorkflowCache {
     context: [u8; 32],
-    bodies: Vec<Option<(String, usize, Arc<BodyClaims>)>>,
+    /// Per position: the SKILL.md hash and body length read, and the claims found.
+    bodies: Vec<(String, usize, Arc<BodyClaims>)>,
     /// Bodies whose claims the last build took from the cache.
     pub(crate) reused: usize,
 }
@@ -42,12 +43,8 @@ impl WorkflowCache {
 
     /// The claims of the body of `node` at position `me`, if it is the one read last time.
     pub(crate) fn get(&self, me: usize, node: &SkillNode, body: &str) -> Option<Arc<BodyClaims>> {
-        match self.bodies.get(me)? {
-            Some((hash, len, claims)) if *hash == node.content_hash && *len == body.len() => {
-                Some(Arc::clone(claims))
-            }
-            _ => None,
-        }
+        let (hash, len, claims) = self.bodies.get(me)?;
+        (*hash == node.content_hash && *len == body.len()).then(|| Arc::clone(claims))
     }
 
     /// Keep this build's claims (and nothing older), `reused` of them taken from the cache.
@@ -63,7 +60,7 @@ impl WorkflowCache {
             .iter()
             .zip(bodies)
             .zip(claims)
-            .map(|((n, b), c)| Some((n.content_hash.clone(), b.len(), Arc::clone(c))))
+            .map(|((n, b), c)| (n.content_hash.clone(), b.len(), Arc::clone(c)))
             .collect();
     }
 }
