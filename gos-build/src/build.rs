@@ -418,6 +418,7 @@ pub fn build_library_cached(
         let (fields_digest, parts) = build_lexical(&staging, &mut normalized, progress, cache)?;
         reused.index_parts = parts.reused;
         reused.index_parts_indexed = parts.indexed;
+        reused.index_segments_merged = parts.merged;
         progress.finish_stage();
         if opts.relate.semantic.k > 0 {
             progress.stage("semantic", None);
@@ -442,7 +443,7 @@ pub fn build_library_cached(
                 None => {
                     stats.method = "bm25".into();
                     let index = staging.join("tantivy");
-                    let memo = cache.map(|c| &c.stages.neighbours);
+                    let memo = cache.map(|c| &c.stages);
                     bm25_semantic(
                         &nodes,
                         &index,
@@ -622,7 +623,12 @@ fn build_lexical(
         }
     }
     let parts = match cache {
-        Some(c) => LexicalIndex::build_reusing(&tantivy_dir, &docs, &mut lock(&c.stages.index))?,
+        Some(c) => LexicalIndex::build_reusing(
+            &tantivy_dir,
+            &docs,
+            &mut lock(&c.stages.index),
+            c.stages.layout(),
+        )?,
         None => {
             LexicalIndex::build(&tantivy_dir, docs)?;
             PartStats::default()

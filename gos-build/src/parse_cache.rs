@@ -68,6 +68,17 @@ impl ParseCache {
         before - m.len()
     }
 
+    /// Whether the following builds with this cache write their BM25 index as several
+    /// unmerged segments ([`gos_core::index::lexical::SegmentLayout::Live`]): a faster
+    /// rebuild (about 0.4 s less on the real library) whose scores may differ from a full
+    /// build's in the last bit. [`crate::watch::watch`] uses it for the rebuilds after an
+    /// edit and rebuilds with one segment once the edits stop. Off by default.
+    pub fn set_live_index(&self, live: bool) {
+        self.stages
+            .live_index
+            .store(live, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Counters since the last call (then reset).
     pub fn take_stats(&self) -> CacheStats {
         CacheStats {

@@ -61,6 +61,9 @@ pub struct ReuseStats {
     pub index_parts: usize,
     /// BM25 index parts indexed again.
     pub index_parts_indexed: usize,
+    /// BM25 index segments merged again from their parts (a segment holds consecutive
+    /// parts; see `gos_core::index::lexical::MAX_SEGMENTS`).
+    pub index_segments_merged: usize,
     /// Whether the BM25 neighbour rows of the semantic stage were taken unchanged.
     pub neighbour_rows: bool,
 }

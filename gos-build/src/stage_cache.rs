@@ -13,7 +13,11 @@
 //!   names, copy groups and options are the ones they were read with
 //!   ([`crate::workflow::WorkflowCache`]);
 //! - the BM25 index: its parts of [`gos_core::index::lexical::PART_DOCS`] documents, by the
-//!   digest of what they index ([`gos_core::index::lexical::PartCache`]);
+//!   digest of what they index, and its segments by their parts
+//!   ([`gos_core::index::lexical::PartCache`]); a rebuild between the edits of a session may
+//!   write the segments unmerged ([`SegmentLayout::Live`], set by
+//!   [`crate::parse_cache::ParseCache::set_live_index`]), whose scores can differ from a full
+//!   build's in the last bit, so the equality above holds for rebuilds with one segment;
 //! - the BM25 neighbour rows of the semantic stage, while every indexed name and description
 //!   and every neighbour query is unchanged, and the semantic edges made from them while the
 //!   headings are too ([`NeighbourCache`], [`bm25_semantic`]): the rows read only those
@@ -27,10 +31,11 @@ use crate::error::BuildError;
 use crate::report::ReuseStats;
 use crate::semantic::{SemanticOptions, SemanticStats, bm25_neighbours, semantic_edges};
 use crate::workflow::WorkflowCache;
-use gos_core::index::lexical::{LexicalIndex, PartCache};
+use gos_core::index::lexical::{LexicalIndex, PartCache, SegmentLayout};
 use gos_core::{EdgeProvenance, SkillEdge, SkillNode};
 use sha2::{Digest, Sha256};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The caches of one live session (see the module docs).
@@ -40,6 +45,19 @@ pub(crate) struct StageCache {
     pub(crate) workflow: Mutex<WorkflowCache>,
     pub(crate) index: Mutex<PartCache>,
     pub(crate) neighbours: Mutex<NeighbourCache>,
+    /// Whether the next builds write the BM25 index with [`SegmentLayout::Live`].
+    pub(crate) live_index: AtomicBool,
+}
+
+impl StageCache {
+    /// The layout the next build writes its BM25 index with.
+    pub(crate) fn layout(&self) -> SegmentLayout {
+        if self.live_index.load(Ordering::Relaxed) {
+            SegmentLayout::Live
+        } else {
+            SegmentLayout::One
+        }
+    }
 }
 
 /// Neighbour rows: per node, `(neighbour, relative score)` best first.
@@ -51,6 +69,8 @@ type Rows = Vec<Vec<(usize, f32)>>;
 pub(crate) struct NeighbourCache {
     rows: Option<([u8; 32], Rows)>,
     edges: Option<([u8; 32], Vec<SkillEdge>, SemanticStats)>,
+    /// Whether the rows were read from a live index ([`SegmentLayout::Live`]).
+    from_live: bool,
 }
 
 /// `m` locked; a cache poisoned by a panicked build is still consistent (its entries are
@@ -88,10 +108,13 @@ pub(crate) fn bm25_semantic(
     fields: &[u8; 32],
     sem: &SemanticOptions,
     stats: &mut SemanticStats,
-    cache: Option<&Mutex<NeighbourCache>>,
+    cache: Option<&StageCache>,
     reused: &mut ReuseStats,
 ) -> Result<Vec<SkillEdge>, BuildError> {
     let k = (sem.k as u64).to_le_bytes();
+    // Rows read from a live index may differ in the last bit (and in the order of exact
+    // ties), so a build with one segment takes only rows read from one segment.
+    let live = cache.is_some_and(|c| c.layout() == SegmentLayout::Live);
     let queries = nodes
         .iter()
         .flat_map(|n| [n.name.as_bytes(), n.description.value.as_bytes()]);
@@ -108,8 +131,10 @@ pub(crate) fn bm25_semantic(
             .into_iter()
             .chain(headings),
     );
-    let mut memo = cache.map(lock);
-    if let Some((key, edges, known)) = memo.as_ref().and_then(|m| m.edges.as_ref())
+    let mut memo = cache.map(|c| lock(&c.neighbours));
+    let usable = memo.as_ref().is_some_and(|m| live || !m.from_live);
+    if usable
+        && let Some((key, edges, known)) = memo.as_ref().and_then(|m| m.edges.as_ref())
         && *key == edges_key
     {
         reused.neighbour_rows = true;
@@ -119,7 +144,11 @@ pub(crate) fn bm25_semantic(
         };
         return Ok(edges.clone());
     }
-    let rows = match memo.as_ref().and_then(|m| m.rows.as_ref()) {
+    let rows = match memo
+        .as_ref()
+        .filter(|_| usable)
+        .and_then(|m| m.rows.as_ref())
+    {
         Some((key, rows)) if *key == rows_key => {
             reused.neighbour_rows = true;
             rows.clone()
@@ -138,6 +167,9 @@ pub(crate) fn bm25_semantic(
         stats,
     );
     if let Some(m) = memo.as_mut() {
+        if !reused.neighbour_rows {
+            m.from_live = live;
+        }
         m.rows = Some((rows_key, rows));
         m.edges = Some((edges_key, edges.clone(), stats.clone()));
     }

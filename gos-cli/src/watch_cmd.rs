@@ -34,6 +34,7 @@ pub fn run(
 
 fn print_line(r: &Rebuild, json: bool) {
     let changed = match r.changed.len() {
+        0 if r.compaction => "index compacted to one segment".to_owned(),
         0 => "initial build".to_owned(),
         1 => format!("1 change ({})", r.changed[0].display()),
         n => format!("{n} changes"),
@@ -42,6 +43,7 @@ fn print_line(r: &Rebuild, json: bool) {
         Ok(report) if json => {
             let v = serde_json::json!({
                 "changed": r.changed,
+                "compaction": r.compaction,
                 "parsed": r.cache.parsed,
                 "reused": r.cache.reused,
                 "report": report,

@@ -190,6 +190,8 @@ fn a_watch_rebuild_from_the_stage_caches_equals_a_full_build() {
             workflow_bodies: n - 1,
             index_parts: parts - 1,
             index_parts_indexed: 1,
+            // Three parts, one segment each: nothing to merge.
+            index_segments_merged: 0,
             neighbour_rows: true,
         }
     );
@@ -223,4 +225,104 @@ fn a_watch_rebuild_from_the_stage_caches_equals_a_full_build() {
         (n - 1).div_ceil(PART_DOCS)
     );
     assert_eq!(r.dedup_bodies, n - 1);
+}
+
+/// A live rebuild (unmerged index segments) after a body and a description edit differs
+/// from a full build only in the last bits of BM25 scores; the compaction that follows
+/// (a rebuild with one segment and no change) writes the full build's workspace again,
+/// reading the BM25 neighbour rows again only when the live build read them from its
+/// segments.
+#[test]
+fn a_compaction_after_live_rebuilds_equals_a_full_build() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = t.path().join("lib");
+    write_library(&lib);
+    let spec = LibrarySpec::single(&lib);
+    let opts = |ws: &str| BuildOptions {
+        force: false,
+        library: lib.clone(),
+        workspace: t.path().join(ws),
+        relate: Default::default(),
+        embed: None,
+    };
+    let cache = ParseCache::default();
+    let live = opts("live");
+    let build = |changed: Option<&Path>, live_index: bool| -> ReuseStats {
+        if let Some(p) = changed {
+            cache.invalidate(p.parent().unwrap());
+        }
+        cache.set_live_index(live_index);
+        let r = build_library_cached(&live, &spec, None, &NoProgress, Some(&cache), true, &|_| {})
+            .unwrap();
+        r.reused.unwrap()
+    };
+    let segments = |ws: &Path| {
+        let n = gos_core::Workspace::open(ws)
+            .unwrap()
+            .manifest()
+            .nodes
+            .len();
+        let index = LexicalIndex::open(&ws.join("tantivy"), n).unwrap();
+        (index.segments(), n)
+    };
+    let first = build(None, false);
+    let parts = first.index_parts_indexed;
+    assert_eq!(parts, 3);
+
+    for (what, i, edit) in [
+        (
+            "body",
+            PART_DOCS + 3,
+            "\nMore words about pdf tables here.\n",
+        ),
+        ("description", 11, ""),
+    ] {
+        let edited = skill_path(&lib, i);
+        let text = std::fs::read_to_string(&edited).unwrap();
+        let text = if edit.is_empty() {
+            text.replace("Converts", "Reads and converts")
+        } else {
+            format!("{text}{edit}")
+        };
+        std::fs::write(&edited, text).unwrap();
+        let r = build(Some(&edited), true);
+        assert_eq!(
+            (r.index_parts, r.index_parts_indexed),
+            (parts - 1, 1),
+            "{what}"
+        );
+        // Names and descriptions are unchanged by a body edit, so the rows read from the
+        // one-segment index are taken; a description edit reads them from the segments.
+        assert_eq!(r.neighbour_rows, what == "body", "{what}");
+        let (n_segments, nodes) = segments(&live.workspace);
+        assert_eq!(n_segments, parts, "{what}");
+        build_library(&opts("fresh"), &spec, None, &NoProgress).unwrap();
+        for file in ["manifest.json", "duplicates.json", "alternatives.json"] {
+            let read = |ws: &str| std::fs::read_to_string(t.path().join(ws).join(file)).ok();
+            assert!(read("live") == read("fresh"), "{what}: {file} differs");
+        }
+        let (a, b) = (
+            LexicalIndex::open(&live.workspace.join("tantivy"), nodes).unwrap(),
+            LexicalIndex::open(&t.path().join("fresh").join("tantivy"), nodes).unwrap(),
+        );
+        let terms = LexicalIndex::query_terms("pdf tables w17 w230 convert geojson");
+        let fresh: std::collections::HashMap<usize, f32> =
+            b.search(&terms, nodes).unwrap().into_iter().collect();
+        let hits = a.search(&terms, nodes).unwrap();
+        assert_eq!(hits.len(), fresh.len(), "{what}");
+        for (node, score) in hits {
+            let ulps = (score.to_bits() as i64 - fresh[&node].to_bits() as i64).abs();
+            assert!(
+                ulps <= 4,
+                "{what}: node {node}: {score} vs {}",
+                fresh[&node]
+            );
+        }
+
+        let r = build(None, false);
+        assert_eq!((r.index_parts, r.index_parts_indexed), (parts, 0), "{what}");
+        assert_eq!(r.neighbour_rows, what == "body", "{what}");
+        assert_eq!(segments(&live.workspace).0, 1, "{what}");
+        assert_same_workspace(&live.workspace, &t.path().join("fresh"), nodes);
+    }
 }

@@ -18,7 +18,7 @@ mod collect;
 mod parts;
 
 pub use boosts::FieldBoosts;
-pub use parts::{PART_DOCS, PartCache, PartStats};
+pub use parts::{MAX_SEGMENTS, PART_DOCS, PartCache, PartStats, SegmentLayout};
 
 use crate::error::{Error, Result};
 use analyzer::{ANALYZER_NAME, analyzer, term_counts};
@@ -322,6 +322,12 @@ impl LexicalIndex {
             fields,
             addresses,
         })
+    }
+
+    /// Segments of the index: 1 from a build, up to [`MAX_SEGMENTS`] from a live rebuild
+    /// ([`SegmentLayout::Live`]).
+    pub fn segments(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
     }
 
     /// Analyzed query terms with their counts (see [`mod@analyzer`]).

@@ -1,5 +1,6 @@
 //! Unit tests of the lexical index: analysis, fields, scores, the index built in parts.
 use super::*;
+use std::collections::HashMap;
 
 const WORDS: [&str; 9] = [
     "mesh", "csv", "parse", "render", "pdf", "table", "geo", "stl", "json",
@@ -197,63 +198,139 @@ fn pruned_search_keeps_the_full_top_k() {
     }
 }
 
-/// An index built from cached parts, after one document changed, scores exactly as a fresh
-/// build of the changed documents; only the changed part is indexed again.
-#[test]
-fn a_reused_part_index_scores_exactly_as_a_fresh_build() {
-    let mut docs = word_docs(2 * PART_DOCS as u64 + 40);
+/// 17 parts of documents over [`WORDS`] (6 segments of 3 parts and one of 2), and the same
+/// documents after one body in the second part changed.
+fn edited_docs() -> (Vec<LexicalDoc>, Vec<LexicalDoc>) {
+    let mut docs = word_docs(2 * MAX_SEGMENTS as u64 * PART_DOCS as u64 + 40);
     for d in &mut docs {
         d.description = WORDS[((d.ord * 7 + 6) % WORDS.len() as u64) as usize].to_string();
     }
-    let mut cache = PartCache::default();
-    let first = tempfile::tempdir().unwrap();
-    let stats = LexicalIndex::build_reusing(first.path(), &docs, &mut cache).unwrap();
-    assert_eq!(
-        stats,
-        PartStats {
-            reused: 0,
-            indexed: 3
-        }
-    );
     let before = docs.clone();
     docs[PART_DOCS + 5].body = "zebrafish pdf pdf table mesh".into();
+    (before, docs)
+}
+
+const QUERIES: [&str; 3] = [
+    "pdf table",
+    "render the stl table",
+    "geo json pdf parse mesh",
+];
+
+fn stat(reused: usize, indexed: usize, merged: usize) -> PartStats {
+    PartStats {
+        reused,
+        indexed,
+        merged,
+    }
+}
+
+fn bits(h: &[(usize, f32)]) -> Vec<(usize, u32)> {
+    h.iter().map(|(n, s)| (*n, s.to_bits())).collect()
+}
+
+/// An index built from cached parts and segments, after one document changed, scores
+/// exactly as a fresh one-segment build of the changed documents; only the changed part is
+/// indexed again and only its segment merged again, and a live rebuild in between leaves
+/// the caches the one-segment rebuild then uses.
+#[test]
+fn a_reused_part_index_scores_exactly_as_a_fresh_build() {
+    let (before, docs) = edited_docs();
+    let mut cache = PartCache::default();
+    let first = tempfile::tempdir().unwrap();
+    let stats =
+        LexicalIndex::build_reusing(first.path(), &before, &mut cache, SegmentLayout::One).unwrap();
+    assert_eq!(stats, stat(0, 17, 6));
+    let live = tempfile::tempdir().unwrap();
+    let stats =
+        LexicalIndex::build_reusing(live.path(), &docs, &mut cache, SegmentLayout::Live).unwrap();
+    assert_eq!(stats, stat(16, 1, 1));
     let again = tempfile::tempdir().unwrap();
-    let stats = LexicalIndex::build_reusing(again.path(), &docs, &mut cache).unwrap();
-    assert_eq!(
-        stats,
-        PartStats {
-            reused: 2,
-            indexed: 1
-        }
-    );
-    assert_eq!(cache.len(), 3);
+    let stats =
+        LexicalIndex::build_reusing(again.path(), &docs, &mut cache, SegmentLayout::One).unwrap();
+    assert_eq!(stats, stat(17, 0, 0));
+    assert_eq!(cache.len(), 17);
     let fresh = tempfile::tempdir().unwrap();
     LexicalIndex::build_in_parts(fresh.path(), &docs, 1).unwrap();
     let a = LexicalIndex::open(again.path(), docs.len()).unwrap();
     let b = LexicalIndex::open(fresh.path(), docs.len()).unwrap();
-    let bits = |h: &[(usize, f32)]| h.iter().map(|(n, s)| (*n, s.to_bits())).collect::<Vec<_>>();
-    for q in [
-        "pdf table",
-        "render the stl table",
-        "geo json pdf parse mesh",
-    ] {
+    assert_eq!((a.segments(), b.segments()), (1, 1));
+    let none = BTreeMap::new();
+    for q in QUERIES {
         let terms = LexicalIndex::query_terms(q);
         let (x, y) = (a.search(&terms, 60).unwrap(), b.search(&terms, 60).unwrap());
         assert_eq!(x.len(), 60, "{q}");
         assert_eq!(bits(&x), bits(&y), "{q}");
+        let f = FieldBoosts::default();
+        let (x, y) = (
+            a.search_pruned(&terms, &none, &f, 60).unwrap(),
+            b.search_pruned(&terms, &none, &f, 60).unwrap(),
+        );
+        assert_eq!(bits(&x), bits(&y), "{q}");
+        assert_eq!(a.idf_mass(&terms).unwrap(), b.idf_mass(&terms).unwrap());
     }
     // The edited document is the only one with its new word; the index before the edit has
     // none, and its scores for the shared words differ.
     let terms = LexicalIndex::query_terms("zebrafish");
     let hits: Vec<usize> = a.search(&terms, 5).unwrap().iter().map(|h| h.0).collect();
     assert_eq!(hits, vec![PART_DOCS + 5]);
-    let old = tempfile::tempdir().unwrap();
-    LexicalIndex::build_in_parts(old.path(), &before, 1).unwrap();
-    let c = LexicalIndex::open(old.path(), docs.len()).unwrap();
+    let c = LexicalIndex::open(first.path(), docs.len()).unwrap();
     assert!(c.search(&terms, 5).unwrap().is_empty());
     let terms = LexicalIndex::query_terms("pdf table");
     assert_ne!(
         bits(&a.search(&terms, 60).unwrap()),
         bits(&c.search(&terms, 60).unwrap())
     );
+}
+
+/// A live index (several segments, not merged) finds the documents a fresh one-segment
+/// build finds, with every score within a few units in the last place of the one-segment
+/// score (the order in which tantivy adds a document's clause scores depends on the
+/// segmentation), and reads every stored body.
+#[test]
+fn a_live_layout_scores_within_an_ulp_of_a_fresh_build() {
+    let (before, docs) = edited_docs();
+    let mut cache = PartCache::default();
+    let first = tempfile::tempdir().unwrap();
+    LexicalIndex::build_reusing(first.path(), &before, &mut cache, SegmentLayout::One).unwrap();
+    let live = tempfile::tempdir().unwrap();
+    LexicalIndex::build_reusing(live.path(), &docs, &mut cache, SegmentLayout::Live).unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    LexicalIndex::build_in_parts(fresh.path(), &docs, 1).unwrap();
+    let a = LexicalIndex::open(live.path(), docs.len()).unwrap();
+    let b = LexicalIndex::open(fresh.path(), docs.len()).unwrap();
+    assert_eq!((a.segments(), b.segments()), (6, 1));
+    let none = BTreeMap::new();
+    let f = FieldBoosts::default();
+    let close = |x: f32, y: f32| (x.to_bits() as i64 - y.to_bits() as i64).abs() <= 4;
+    for q in QUERIES {
+        let terms = LexicalIndex::query_terms(q);
+        let all = docs.len();
+        let (x, y) = (
+            a.search(&terms, all).unwrap(),
+            b.search(&terms, all).unwrap(),
+        );
+        assert!(x.len() > 1_000, "{q}: {} hits", x.len());
+        let fresh: HashMap<usize, f32> = y.iter().copied().collect();
+        assert_eq!(x.len(), fresh.len(), "{q}");
+        for (node, score) in &x {
+            assert!(
+                close(*score, fresh[node]),
+                "{q}: {node} {score} {}",
+                fresh[node]
+            );
+        }
+        // The pruned search keeps the top scores (ties may be other documents).
+        let (x, y) = (
+            a.search_pruned(&terms, &none, &f, 60).unwrap(),
+            b.search_pruned(&terms, &none, &f, 60).unwrap(),
+        );
+        assert_eq!(x.len(), y.len(), "{q}");
+        for ((_, s), (_, t)) in x.iter().zip(&y) {
+            assert!(close(*s, *t), "{q}: {s} {t}");
+        }
+        assert_eq!(a.idf_mass(&terms).unwrap(), b.idf_mass(&terms).unwrap());
+    }
+    for ord in [0, PART_DOCS + 5, docs.len() - 1] {
+        assert_eq!(a.body(ord).unwrap(), Some(docs[ord].body.clone()));
+    }
 }

@@ -43,11 +43,14 @@
 //! `create-implementation-plan` / `update-implementation-plan` at 0.69; copies of one skill
 //! across collections sit at 0.7 to 1.0. The default threshold 0.7 was read off those pairs.
 
+use frequency::ShingleFrequencies;
 use gos_core::rng::SplitMix64;
 use gos_core::workspace::duplicates::DuplicateGroups;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
+
+mod frequency;
 
 /// Parameters of the grouping. Defaults: 5-word shingles, Jaccard ≥ 0.7, 16 bands of 4 rows,
 /// at least 20 shingles, shingles of at most 16 bodies, description overlap ≥ 0.5.
@@ -221,17 +224,94 @@ pub fn groups(docs: &[DedupDoc], params: &DedupParams) -> Vec<Vec<usize>> {
 
 /// Per-body work of [`groups`] kept between the builds of one live session
 /// ([`crate::watch`]), by package content (`keys`: the SKILL.md's SHA-256, of which the body
-/// is a function): each body's shingle set, and its MinHash signature, which is valid while
-/// the boilerplate list and the parameters are the ones it was computed with. A rebuild then
-/// shingles and signs only changed bodies; the grouping itself is redone over all of them, so
-/// the groups are the ones [`groups`] finds.
+/// is a function): each body's shingle set; the document frequencies of all shingles, updated
+/// by the bodies that changed ([`frequency`]); and each body's set without the boilerplate
+/// shingles and its MinHash signature, both valid while the boilerplate list and the
+/// parameters are the ones they were computed with. A rebuild then shingles, filters and
+/// signs only changed bodies; the grouping itself is redone over all of them, so the groups
+/// are the ones [`groups`] finds.
 #[derive(Default)]
 pub(crate) struct DedupCache {
     shingles: HashMap<String, Arc<Vec<u64>>>,
+    frequencies: Option<ShingleFrequencies>,
+    filtered: HashMap<String, Arc<Vec<u64>>>,
     signatures: HashMap<String, Arc<Vec<u64>>>,
     signed_with: Option<(DedupParams, Vec<u64>)>,
     /// Bodies whose shingles the last build took from the cache.
     pub(crate) reused: usize,
+}
+
+/// The boilerplate shingles of `sets` (those of more than `max_df` bodies), sorted: every
+/// body's (already de-duplicated) hashes sorted once and runs counted, which is cheaper than
+/// a hash map over the ~5.6 M shingles of the real library.
+fn boilerplate_of(sets: &[Vec<u64>], max_df: usize) -> Vec<u64> {
+    let mut all: Vec<u64> = sets.iter().flatten().copied().collect();
+    all.par_sort_unstable();
+    all.chunk_by(|a, b| a == b)
+        .filter(|run| run.len() > max_df)
+        .map(|run| run[0])
+        .collect()
+}
+
+/// `set` without the hashes of `boilerplate` (sorted).
+fn without(set: &[u64], boilerplate: &[u64]) -> Vec<u64> {
+    set.iter()
+        .copied()
+        .filter(|h| boilerplate.binary_search(h).is_err())
+        .collect()
+}
+
+/// The filtered shingle sets of `docs` and the boilerplate list, from `cache` where it holds
+/// them (see [`DedupCache`]), filling it with this build's entries only.
+fn filtered_sets_cached(
+    docs: &[DedupDoc],
+    params: &DedupParams,
+    keys: &[&str],
+    c: &mut DedupCache,
+) -> (Vec<Arc<Vec<u64>>>, Vec<u64>) {
+    let raw: Vec<Arc<Vec<u64>>> = docs
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| match c.shingles.get(keys[i]) {
+            Some(set) => Arc::clone(set),
+            None => Arc::new(shingles(d.body, params.shingle_words)),
+        })
+        .collect();
+    c.reused = keys.iter().filter(|k| c.shingles.contains_key(**k)).count();
+    let frequencies = match c.frequencies.as_mut() {
+        Some(f) => {
+            f.update(keys, &raw, &c.shingles, params.max_shingle_df);
+            f
+        }
+        None => c
+            .frequencies
+            .insert(ShingleFrequencies::count(keys, &raw, params.max_shingle_df)),
+    };
+    let boilerplate = frequencies.boilerplate().to_vec();
+    let signed_with = Some((*params, boilerplate.clone()));
+    if c.signed_with != signed_with {
+        c.filtered.clear();
+        c.signatures.clear();
+        c.signed_with = signed_with;
+    }
+    let sets: Vec<Arc<Vec<u64>>> = raw
+        .par_iter()
+        .enumerate()
+        .map(|(i, set)| match c.filtered.get(keys[i]) {
+            Some(f) => Arc::clone(f),
+            None => Arc::new(without(set, &boilerplate)),
+        })
+        .collect();
+    // Keep exactly this build's entries, so removed packages do not pile up.
+    let own = |v: &[Arc<Vec<u64>>]| -> HashMap<String, Arc<Vec<u64>>> {
+        keys.iter()
+            .map(|k| k.to_string())
+            .zip(v.iter().cloned())
+            .collect()
+    };
+    c.shingles = own(&raw);
+    c.filtered = own(&sets);
+    (sets, boilerplate)
 }
 
 /// [`groups`], reading and filling `cache` (with `keys[i]` the content key of `docs[i]`).
@@ -240,40 +320,21 @@ pub(crate) fn groups_cached(
     params: &DedupParams,
     mut cache: Option<(&[&str], &mut DedupCache)>,
 ) -> Vec<Vec<usize>> {
-    // With a cache, the unfiltered sets are kept for it (and copied for the filtering below);
-    // without one, they are filtered in place.
-    let raw: Option<Vec<Arc<Vec<u64>>>> = cache.as_ref().map(|(keys, c)| {
-        docs.par_iter()
-            .enumerate()
-            .map(|(i, d)| match c.shingles.get(keys[i]) {
-                Some(set) => Arc::clone(set),
-                None => Arc::new(shingles(d.body, params.shingle_words)),
-            })
-            .collect()
-    });
-    let mut sets: Vec<Vec<u64>> = match &raw {
-        Some(raw) => raw.par_iter().map(|s| s.to_vec()).collect(),
-        None => docs
-            .par_iter()
-            .map(|d| shingles(d.body, params.shingle_words))
-            .collect(),
-    };
-    // Document frequencies by sorting every body's (already de-duplicated) hashes once and
-    // counting runs: the boilerplate shingles, those of more than `max_shingle_df` bodies,
-    // come out sorted for a binary search. Cheaper than a hash map over ~5.6 M shingles.
-    let mut all: Vec<u64> = sets.iter().flatten().copied().collect();
-    all.par_sort_unstable();
-    let mut boilerplate: Vec<u64> = Vec::new();
-    for run in all.chunk_by(|a, b| a == b) {
-        if run.len() > params.max_shingle_df {
-            boilerplate.push(run[0]);
+    let sets: Vec<Arc<Vec<u64>>> = match cache.as_mut() {
+        Some((keys, c)) => filtered_sets_cached(docs, params, keys, c).0,
+        None => {
+            let mut sets: Vec<Vec<u64>> = docs
+                .par_iter()
+                .map(|d| shingles(d.body, params.shingle_words))
+                .collect();
+            let boilerplate = boilerplate_of(&sets, params.max_shingle_df);
+            if !boilerplate.is_empty() {
+                sets.par_iter_mut()
+                    .for_each(|set| *set = without(set, &boilerplate));
+            }
+            sets.into_iter().map(Arc::new).collect()
         }
-    }
-    drop(all);
-    if !boilerplate.is_empty() {
-        sets.par_iter_mut()
-            .for_each(|set| set.retain(|h| boilerplate.binary_search(h).is_err()));
-    }
+    };
     let mut seed_gen = SplitMix64::new(0x6f73_5f64_6564_7570);
     let seeds: Vec<u64> = (0..params.bands * params.rows)
         .map(|_| seed_gen.next_u64())
@@ -281,13 +342,6 @@ pub(crate) fn groups_cached(
     let judged: Vec<usize> = (0..docs.len())
         .filter(|&i| sets[i].len() >= params.min_shingles.max(1))
         .collect();
-    if let Some((_, c)) = cache.as_mut() {
-        let signed_with = Some((*params, boilerplate.clone()));
-        if c.signed_with != signed_with {
-            c.signatures.clear();
-            c.signed_with = signed_with;
-        }
-    }
     // Signatures parallel to `judged`.
     let sigs: Vec<Arc<Vec<u64>>> = {
         let known = cache.as_ref().map(|(keys, c)| (*keys, &c.signatures));
@@ -300,13 +354,6 @@ pub(crate) fn groups_cached(
             .collect()
     };
     if let Some((keys, c)) = cache {
-        c.reused = keys.iter().filter(|k| c.shingles.contains_key(**k)).count();
-        // Keep exactly this build's entries, so removed packages do not pile up.
-        c.shingles = keys
-            .iter()
-            .map(|k| k.to_string())
-            .zip(raw.unwrap_or_default())
-            .collect();
         c.signatures = judged
             .iter()
             .map(|&i| keys[i].to_string())
