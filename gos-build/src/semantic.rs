@@ -29,11 +29,13 @@
 //! query blocks in parallel) up to [`EXACT_LIMIT`] skills, O(N² · dim) multiply-adds (5,584 x
 //! 384 on the real library: about 1.2 · 10¹⁰; 100,000 x 384: 3.8 · 10¹², timed in
 //! docs/graph-quality.md), and an HNSW graph (instant-distance) with one search per skill above
-//! it. The lexical path is one BM25 query per skill; from [`PRUNE_FROM`] skills up it runs
-//! with block-max WAND ([`LexicalIndex::search_pruned`]): a skill's name and description share
-//! a common word ("use", "file") with most of a large library, and WAND skips the posting
-//! blocks that cannot reach the query's top `k + 1`. Ratios are compared on a 5-decimal grid
-//! so both ways give the same neighbours.
+//! it. The lexical path is one BM25 query per skill; from [`PRUNE_FROM`] skills up it runs in
+//! two phases ([`LexicalIndex::search_rare_first`]): a skill's name and description share a
+//! common word ("use", "file") with a large share of a big library, so block-max WAND over the
+//! rarer terms picks the candidates, skipping the posting blocks that cannot reach them, and
+//! the common terms are scored for those candidates alone. Ratios are compared on a 5-decimal
+//! grid so that summation order cannot reorder copies of one skill; the two phases can miss a
+//! neighbour that matches on common words alone (measured at [`RARE_FIRST_MAX_DF_SHARE`]).
 //!
 //! No collection, folder or path is read: edges come from content only.
 
@@ -191,12 +193,26 @@ fn top_k(row: &mut Vec<(usize, f32)>, k: usize) {
     row.sort_by(by);
 }
 
-/// Skills from which the neighbour queries run with block-max WAND
-/// ([`LexicalIndex::search_pruned`]); below it every match is scored. Measured on one AMD EPYC
-/// (2 vCPUs, AVX-512), real-shaped `gos synth` libraries, the semantic stage: real library
-/// (5,584) 0.8 s scored vs 1.8 s pruned, 20,000 5.4 vs 3.6 s, 100,000 109 vs 45 s
-/// (docs/performance.md). Both give the same neighbours on the ratio grid.
+/// Skills from which the neighbour queries run in two phases
+/// ([`LexicalIndex::search_rare_first`]: block-max WAND over the rarer terms, then the common
+/// terms' scores added to the best [`RARE_FIRST_CANDIDATES`]); below it every match is scored.
+/// Measured on one AMD EPYC (2 vCPUs, AVX-512), real-shaped `gos synth` libraries, the semantic
+/// stage with plain block-max WAND: real library (5,584) 0.8 s scored vs 1.8 s pruned, 20,000
+/// 5.4 vs 3.6 s, 100,000 109 vs 45 s (docs/performance.md); the two phases then took the
+/// 100,000 stage from 68 to 34 s on an Intel Xeon (2 vCPUs).
 pub const PRUNE_FROM: usize = 10_000;
+
+/// Neighbour-query terms in more than this share of the descriptions are scored only for the
+/// candidates the rarer terms find ([`LexicalIndex::search_rare_first`]). At 100,000
+/// real-shaped skills, 0.05 with [`RARE_FIRST_CANDIDATES`] 256 kept 99.8% of the exact pass's
+/// semantic edges (37 of 21,089 lost, 235 gained where a slot freed by a skill that matched
+/// on common words alone went to another) at half its time; 0.1 kept every edge and saved
+/// nothing (docs/performance.md).
+pub const RARE_FIRST_MAX_DF_SHARE: f64 = 0.05;
+
+/// Candidates per neighbour query that the rarer terms pick for exact scoring (see
+/// [`RARE_FIRST_MAX_DF_SHARE`]); 64 lost 138 of the 21,089 edges at 100,000 skills.
+pub const RARE_FIRST_CANDIDATES: usize = 256;
 
 /// Hits fetched beyond a neighbour query's `k + 1`, so that skills tied on the ratio grid
 /// (copies of one skill score alike) are all seen before ties are broken by node index.
@@ -221,15 +237,18 @@ pub fn bm25_neighbours(
     index: &LexicalIndex,
     k: usize,
 ) -> gos_core::Result<Vec<Vec<(usize, f32)>>> {
-    bm25_rows(nodes, index, k, nodes.len() >= PRUNE_FROM)
+    let share = (nodes.len() >= PRUNE_FROM).then_some(RARE_FIRST_MAX_DF_SHARE);
+    bm25_rows(nodes, index, k, share)
 }
 
-/// [`bm25_neighbours`], pruned with block-max WAND or not.
+/// [`bm25_neighbours`]: every match scored (`rare_first` `None`), or in two phases with
+/// common terms above that share of the descriptions ([`LexicalIndex::search_rare_first`];
+/// 1.0 leaves no common term: plain block-max WAND).
 fn bm25_rows(
     nodes: &[SkillNode],
     index: &LexicalIndex,
     k: usize,
-    prune: bool,
+    rare_first: Option<f64>,
 ) -> gos_core::Result<Vec<Vec<(usize, f32)>>> {
     let fields = FieldBoosts {
         name: 1.0,
@@ -249,8 +268,14 @@ fn bm25_rows(
                 n.description.value
             );
             let terms = LexicalIndex::query_terms(&text);
-            let hits = if prune {
-                index.search_pruned(&terms, &none, &fields, k + 1 + TIE_SLACK)?
+            let hits = if let Some(share) = rare_first {
+                index.search_rare_first(
+                    &terms,
+                    &fields,
+                    k + 1 + TIE_SLACK,
+                    RARE_FIRST_CANDIDATES,
+                    share,
+                )?
             } else {
                 index.search_with(&terms, &none, &fields, k + 1 + TIE_SLACK)?
             };
@@ -423,17 +448,51 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         LexicalIndex::build(dir.path(), docs).unwrap();
         let index = LexicalIndex::open(dir.path(), nodes.len()).unwrap();
-        let scored = bm25_rows(&nodes, &index, 15, false).unwrap();
-        let pruned = bm25_rows(&nodes, &index, 15, true).unwrap();
+        let scored = bm25_rows(&nodes, &index, 15, None).unwrap();
+        // With no common term, the two phases are plain block-max WAND.
+        let pruned = bm25_rows(&nodes, &index, 15, Some(1.0)).unwrap();
         // The same neighbours; a ratio within one grid step (a sum that lands on the other
         // side of a rounding boundary).
-        for (i, (a, b)) in scored.iter().zip(&pruned).enumerate() {
+        let close_rows = |a: &[(usize, f32)], b: &[(usize, f32)], what: String| {
             let nodes = |r: &[(usize, f32)]| r.iter().map(|x| x.0).collect::<Vec<_>>();
-            assert_eq!(nodes(a), nodes(b), "row {i}");
+            assert_eq!(nodes(a), nodes(b), "{what}");
             for (x, y) in a.iter().zip(b) {
-                assert!((x.1 - y.1).abs() <= 1.5e-5, "row {i}: {x:?} {y:?}");
+                assert!((x.1 - y.1).abs() <= 1.5e-5, "{what}: {x:?} {y:?}");
+            }
+        };
+        for (i, (a, b)) in scored.iter().zip(&pruned).enumerate() {
+            close_rows(a, b, format!("row {i}"));
+        }
+        // Two phases with the common terms those of more than 5% of the descriptions: each
+        // row is the scored row of the skills that share a rarer term with the query (a skill
+        // that matches on common words alone is no candidate), counted here by hand.
+        let words = |n: &SkillNode| -> BTreeSet<String> {
+            let text = format!("{} {}", n.name, n.description.value);
+            LexicalIndex::query_terms(&text).into_keys().collect()
+        };
+        let sets: Vec<BTreeSet<String>> = nodes.iter().map(words).collect();
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for n in &nodes {
+            for w in LexicalIndex::query_terms(&n.description.value).into_keys() {
+                *df.entry(w).or_default() += 1;
             }
         }
+        let rare = |w: &str| df.get(w).copied().unwrap_or(0) as f64 <= 0.05 * nodes.len() as f64;
+        let every = bm25_rows(&nodes, &index, nodes.len(), None).unwrap();
+        let two = bm25_rows(&nodes, &index, 15, Some(0.05)).unwrap();
+        let mut missed = 0;
+        for (i, row) in two.iter().enumerate() {
+            let expected: Vec<(usize, f32)> = every[i]
+                .iter()
+                .filter(|(j, _)| sets[*j].iter().any(|w| rare(w) && sets[i].contains(w)))
+                .take(15)
+                .copied()
+                .collect();
+            missed += usize::from(expected[..] != scored[i][..]);
+            close_rows(row, &expected, format!("two phases, row {i}"));
+        }
+        // The case exists here: some rows lose a neighbour that shared only common words.
+        assert!(missed > 0);
         assert!(scored.iter().filter(|r| r.len() == 15).count() > 300);
         assert_eq!(&scored[40][..2], &[(200, 1.0), (390, 1.0)]);
         assert_eq!(&scored[390][..2], &[(40, 1.0), (200, 1.0)]);

@@ -16,6 +16,7 @@ pub mod analyzer;
 mod boosts;
 mod collect;
 mod parts;
+mod rare_first;
 
 pub use boosts::FieldBoosts;
 pub use parts::{MAX_SEGMENTS, PART_DOCS, PartCache, PartStats, SegmentLayout};
@@ -387,17 +388,14 @@ impl LexicalIndex {
         self.top_k(terms, weights, fields, k, true)
     }
 
-    fn top_k(
+    /// The BM25 clauses of `terms`: one boosted term query per term and field of positive
+    /// boost, the boost `field boost × (1 + ln tf) × weight`.
+    fn clauses(
         &self,
         terms: &BTreeMap<String, u32>,
         weights: &BTreeMap<String, f32>,
         fields: &FieldBoosts,
-        k: usize,
-        prune: bool,
-    ) -> Result<Vec<(usize, f32)>> {
-        if terms.is_empty() || k == 0 {
-            return Ok(Vec::new());
-        }
+    ) -> Vec<(Occur, Box<dyn Query>)> {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (term, &tf) in terms {
             let qtf = (1.0 + (tf as f32).ln()) * weights.get(term).copied().unwrap_or(1.0);
@@ -415,6 +413,21 @@ impl LexicalIndex {
                 ));
             }
         }
+        clauses
+    }
+
+    fn top_k(
+        &self,
+        terms: &BTreeMap<String, u32>,
+        weights: &BTreeMap<String, f32>,
+        fields: &FieldBoosts,
+        k: usize,
+        prune: bool,
+    ) -> Result<Vec<(usize, f32)>> {
+        if terms.is_empty() || k == 0 {
+            return Ok(Vec::new());
+        }
+        let clauses = self.clauses(terms, weights, fields);
         let query = BooleanQuery::new(clauses);
         let mut out = self
             .reader

@@ -334,3 +334,71 @@ fn a_live_layout_scores_within_an_ulp_of_a_fresh_build() {
         assert_eq!(a.body(ord).unwrap(), Some(docs[ord].body.clone()));
     }
 }
+
+/// The two-phase search ([`LexicalIndex::search_rare_first`]) finds the exact top k, each
+/// score within summation order of the full query's, when the rarer terms' candidates hold
+/// it; a document that matches on common words alone is never a candidate, and one whose
+/// rare-term score is low is missed with a short candidate list (the documented limits).
+#[test]
+fn rare_first_search_finds_the_top_k_among_its_candidates() {
+    let common = ["data", "file", "use"];
+    let mut docs: Vec<LexicalDoc> = (0..600u64)
+        .map(|i| LexicalDoc {
+            ord: i,
+            id: format!("s{i}"),
+            name: format!("r{}", i % 97),
+            // Every document holds one or two common words and two rare ones (r0-r96).
+            description: format!(
+                "{} {} r{} r{}",
+                common[(i % 3) as usize],
+                if i % 3 == 0 { "file" } else { "" },
+                (i * 7) % 97,
+                (i * 13) % 97
+            ),
+            ..LexicalDoc::default()
+        })
+        .collect();
+    // Common words only, repeated: the full query ranks it first.
+    docs[599].name = "data".into();
+    docs[599].description = "data file use data file use data file".into();
+    // One rare word and many common ones: high by the full query, low by the rare word.
+    docs[598].name = "use".into();
+    docs[598].description = "r5 data file use data file use".into();
+    let dir = tempfile::tempdir().unwrap();
+    LexicalIndex::build_in_parts(dir.path(), &docs, 1).unwrap();
+    let index = LexicalIndex::open(dir.path(), docs.len()).unwrap();
+    let none = BTreeMap::new();
+    let fields: FieldBoosts = "meta=0,headings=0,body=0".parse().unwrap();
+    let terms = LexicalIndex::query_terms("r5 r12 r40 data file use");
+    let full = index.search_with(&terms, &none, &fields, 11).unwrap();
+    let mut top2 = [full[0].0, full[1].0];
+    top2.sort_unstable();
+    assert_eq!(top2, [598, 599], "{full:?}");
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs();
+    // Common: the words of more than 10% of the descriptions (data, file, use). Every
+    // document with a rare word is a candidate: the full top 10 less the common-words one.
+    let all = index
+        .search_rare_first(&terms, &fields, 10, 600, 0.1)
+        .unwrap();
+    assert_eq!(all.len(), 10);
+    let without: Vec<&(usize, f32)> = full.iter().filter(|h| h.0 != 599).collect();
+    for (a, b) in without.iter().zip(&all) {
+        assert_eq!(a.0, b.0, "{full:?} {all:?}");
+        assert!(close(a.1, b.1), "{full:?} {all:?}");
+    }
+    // Top 2 from two candidates: the documents best on the rare words alone, scored in full.
+    let few = index.search_rare_first(&terms, &fields, 2, 2, 0.1).unwrap();
+    assert_eq!(few.len(), 2);
+    assert!(few.iter().all(|h| h.0 != 598 && h.0 != 599), "{few:?}");
+    for h in &few {
+        let f = full.iter().find(|f| f.0 == h.0).expect("a full-query hit");
+        assert!(close(f.1, h.1), "{h:?} {f:?}");
+    }
+    // No common term at this share: the plain pruned search.
+    assert_eq!(
+        index
+            .search_rare_first(&terms, &fields, 10, 10, 1.0)
+            .unwrap(),
+        index.search_pruned(&terms, &none, &fields, 10).unwrap()
+    );
+}
