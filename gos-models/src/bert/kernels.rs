@@ -29,11 +29,7 @@ macro_rules! dispatch {
             fn v3<R>(f: impl FnOnce() -> R) -> R {
                 f()
             }
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512dq")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-            {
+            if avx512_enabled() {
                 // SAFETY: the CPU has the features `v4` is compiled for (checked just above).
                 unsafe { v4(|| $body) }
             } else if std::arch::is_x86_feature_detected!("avx2")
@@ -50,6 +46,28 @@ macro_rules! dispatch {
             $body
         }
     }};
+}
+
+/// Whether the kernels may use AVX-512 (F, BW, DQ, VL): the CPU has it, and `GOS_AVX512` is
+/// not `off`. `GOS_AVX512=off` runs the AVX2 + FMA kernels (the panel products of
+/// [`super::panels`] and the AVX2 element-wise passes) on an AVX-512 CPU, to measure on one
+/// machine what a CPU without AVX-512 gets (`encoder_bench`, docs/performance.md). Read once.
+pub(crate) fn avx512_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::env::var("GOS_AVX512").map_or(true, |v| v != "off")
+                && std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
 }
 
 /// Lanes of the partial sums of a reduction: wide enough for an AVX-512 register of f32.

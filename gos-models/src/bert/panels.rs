@@ -47,13 +47,14 @@ fn has_avx2_fma() -> bool {
 
 /// Whether the CPU BERT should hold its weights as [`Panels`] and run this module's kernel:
 /// true on x86-64 with AVX2 and FMA but without AVX-512 (there gemm's AVX-512 kernel is at
-/// least as good, and without AVX2 this module's portable loop would be slower than gemm's).
+/// least as good, and without AVX2 this module's portable loop would be slower than gemm's),
+/// or with AVX-512 turned off by `GOS_AVX512=off` ([`super::kernels::avx512_enabled`]).
 pub(crate) fn panels_preferred() -> bool {
     static PREFERRED: OnceLock<bool> = OnceLock::new();
     *PREFERRED.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
-            has_avx2_fma() && !std::arch::is_x86_feature_detected!("avx512f")
+            has_avx2_fma() && !super::kernels::avx512_enabled()
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
