@@ -17,7 +17,7 @@ use crate::stage_cache::{bm25_semantic, lock};
 use crate::workflow::workflow_edges_cached;
 use gos_core::SkillGraph;
 use gos_core::index::dense::{Vectors, vectors_file};
-use gos_core::index::lexical::{LexicalDoc, LexicalIndex, PartStats};
+use gos_core::index::lexical::{LexicalDoc, LexicalIndex, PartStats, SegmentLayout};
 use gos_core::workspace::duplicates::DUPLICATES_FILE;
 use gos_core::workspace::lock::{BuildLock, LockHolder};
 use gos_core::workspace::manifest::Manifest;
@@ -415,6 +415,11 @@ pub fn build_library_cached(
             None => None,
         };
         progress.stage("index", Some(normalized.len() as u64));
+        if let Some(c) = cache {
+            let bm25_pass = dense.is_none() && opts.relate.semantic.k > 0;
+            c.stages
+                .plan_index(&nodes, opts.relate.semantic.k, bm25_pass);
+        }
         let (fields_digest, parts) = build_lexical(&staging, &mut normalized, progress, cache)?;
         reused.index_parts = parts.reused;
         reused.index_parts_indexed = parts.indexed;
@@ -623,12 +628,20 @@ fn build_lexical(
         }
     }
     let parts = match cache {
-        Some(c) => LexicalIndex::build_reusing(
-            &tantivy_dir,
-            &docs,
-            &mut lock(&c.stages.index),
-            c.stages.layout(),
-        )?,
+        Some(c) => {
+            let layout = c.stages.layout();
+            let parts = LexicalIndex::build_reusing(
+                &tantivy_dir,
+                &docs,
+                &mut lock(&c.stages.index),
+                layout,
+            )?;
+            c.stages.wrote_live.store(
+                layout == SegmentLayout::Live,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            parts
+        }
         None => {
             LexicalIndex::build(&tantivy_dir, docs)?;
             PartStats::default()

@@ -79,6 +79,15 @@ impl ParseCache {
             .store(live, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Whether the last build with this cache wrote its BM25 index as unmerged segments (see
+    /// [`ParseCache::set_live_index`]; a build that reads the BM25 neighbour rows again
+    /// writes one segment even then).
+    pub fn wrote_live_index(&self) -> bool {
+        self.stages
+            .wrote_live
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Counters since the last call (then reset).
     pub fn take_stats(&self) -> CacheStats {
         CacheStats {

@@ -108,7 +108,7 @@ pub fn watch(
             build_library_cached(opts, library, llm, progress, Some(&cache), true, &|_| {});
         // A failed compaction is not retried until the next edit: the live workspace stays.
         if result.is_ok() || compaction {
-            live_in_place = after_edit && result.is_ok();
+            live_in_place = after_edit && result.is_ok() && cache.wrote_live_index();
         }
         let rebuild = Rebuild {
             result,
