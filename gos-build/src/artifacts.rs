@@ -20,6 +20,13 @@ use std::sync::LazyLock;
 
 /// Known artifact types: `(canonical type, words or extensions that name it)`. Multi-word
 /// phrases are matched on word sequences.
+///
+/// A word that other fields use in another sense names its type only inside a phrase
+/// (session 14, from read samples of io edges whose type came from prose): `waveform` (neural
+/// recordings, circadian rhythms: `seismic waveform`), `fits` (the verb: `fits file`), `mesh`
+/// (service mesh: `3d mesh`, `mesh file`), `sam` (Segment Anything: `sam file`), `nc`
+/// (netcat: `nc file`), `checkpoint` (`model checkpoint`), `transcript` (RNA transcripts:
+/// `meeting transcript`), `presentation` (antigen presentation: `slide deck`).
 pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("pdf", &["pdf", "pdfs"]),
     ("csv", &["csv", "csvs"]),
@@ -47,9 +54,10 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
             "pptx",
             "powerpoint",
             "slide deck",
+            "slide decks",
             "slides",
-            "presentation",
-            "presentations",
+            "presentation deck",
+            "presentation decks",
         ],
     ),
     ("json", &["json", "jsonl", "ndjson"]),
@@ -102,7 +110,25 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
     ),
     (
         "transcript",
-        &["transcript", "transcripts", "transcription"],
+        &[
+            "transcription",
+            "text transcript",
+            "text transcripts",
+            "speech transcript",
+            "speech transcripts",
+            "transcript file",
+            "transcript files",
+            "meeting transcript",
+            "meeting transcripts",
+            "video transcript",
+            "video transcripts",
+            "audio transcript",
+            "audio transcripts",
+            "interview transcript",
+            "interview transcripts",
+            "call transcript",
+            "call transcripts",
+        ],
     ),
     ("geojson", &["geojson"]),
     ("shapefile", &["shapefile", "shapefiles", "shp"]),
@@ -110,13 +136,34 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("gpx", &["gpx"]),
     (
         "3d-mesh",
-        &["stl", "obj", "ply", "gltf", "glb", "mesh", "meshes"],
+        &[
+            "stl",
+            "obj",
+            "ply",
+            "gltf",
+            "glb",
+            "3d mesh",
+            "3d meshes",
+            "triangle mesh",
+            "triangle meshes",
+            "polygon mesh",
+            "polygon meshes",
+            "mesh file",
+            "mesh files",
+        ],
     ),
     ("fasta", &["fasta", "fa"]),
     ("fastq", &["fastq"]),
     (
         "sequence-alignment",
-        &["bam", "sam", "msa", "multiple sequence alignment"],
+        &[
+            "bam",
+            "sam file",
+            "sam files",
+            "sam format",
+            "msa",
+            "multiple sequence alignment",
+        ],
     ),
     ("vcf", &["vcf"]),
     ("newick", &["newick", "phylogenetic tree"]),
@@ -132,7 +179,20 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
         &["time series", "timeseries", "light curve", "light curves"],
     ),
     ("dataframe", &["dataframe", "dataframes"]),
-    ("fits", &["fits"]),
+    (
+        "fits",
+        &[
+            "fits file",
+            "fits files",
+            "fits image",
+            "fits images",
+            "fits header",
+            "fits headers",
+            "fits table",
+            "fits tables",
+            "fits format",
+        ],
+    ),
     (
         "seismic-waveform",
         &[
@@ -140,11 +200,14 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
             "miniseed",
             "seismogram",
             "seismograms",
-            "waveform",
-            "waveforms",
+            "seismic waveform",
+            "seismic waveforms",
+            "seismic trace",
+            "seismic traces",
+            "seismic data",
         ],
     ),
-    ("netcdf", &["netcdf", "nc"]),
+    ("netcdf", &["netcdf", "nc file", "nc files"]),
     ("hdf5", &["hdf5", "h5"]),
     ("pddl", &["pddl"]),
     ("dockerfile", &["dockerfile"]),
@@ -154,7 +217,17 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("openapi", &["openapi", "swagger"]),
     ("protobuf", &["protobuf", "proto"]),
     ("sarif", &["sarif"]),
-    ("model-checkpoint", &["checkpoint", "safetensors", "onnx"]),
+    (
+        "model-checkpoint",
+        &[
+            "model checkpoint",
+            "model checkpoints",
+            "checkpoint file",
+            "checkpoint files",
+            "safetensors",
+            "onnx",
+        ],
+    ),
 ];
 
 /// Verbs that mark what follows as an input.
@@ -391,6 +464,38 @@ mod tests {
             known_types("push the Docker image"),
             vec!["container-image"]
         );
+    }
+
+    /// Words that other fields use in another sense name a type only inside a phrase (read
+    /// samples: neural and circadian waveforms joined to seismic pickers, a service mesh to
+    /// 3D meshes, "fits" the verb to astropy).
+    #[test]
+    fn ambiguous_words_name_a_type_only_in_a_phrase() {
+        for text in [
+            "asymmetric waveforms of circadian rhythms",
+            "spike waveforms from Neuropixels probes",
+            "a service mesh for Kubernetes",
+            "the plan fits the budget",
+            "segment objects with SAM",
+            "pipe it through nc to a port",
+            "save a checkpoint of the git state",
+            "RNA transcripts per gene",
+            "antigen presentation by MHC molecules",
+        ] {
+            assert!(known_types(text).is_empty(), "{text}: {:?}", known_types(text));
+        }
+        for (text, ty) in [
+            ("read the seismic waveforms", "seismic-waveform"),
+            ("load a miniseed file", "seismic-waveform"),
+            ("a triangle mesh in STL", "3d-mesh"),
+            ("open FITS files with astropy", "fits"),
+            ("aligned reads in SAM format", "sequence-alignment"),
+            ("write the model checkpoint", "model-checkpoint"),
+            ("summarize the meeting transcript", "transcript"),
+            ("build a slide deck", "slides"),
+        ] {
+            assert!(known_types(text).contains(&ty.to_string()), "{text}");
+        }
     }
 
     #[test]
