@@ -482,7 +482,11 @@ mod tests {
             "RNA transcripts per gene",
             "antigen presentation by MHC molecules",
         ] {
-            assert!(known_types(text).is_empty(), "{text}: {:?}", known_types(text));
+            assert!(
+                known_types(text).is_empty(),
+                "{text}: {:?}",
+                known_types(text)
+            );
         }
         for (text, ty) in [
             ("read the seismic waveforms", "seismic-waveform"),

@@ -131,19 +131,24 @@ fn assert_same_workspace(live: &Path, fresh: &Path, nodes: usize) {
     }
 }
 
+/// Default build options of `lib` into `workspace`.
+fn options(lib: &Path, workspace: &Path) -> BuildOptions {
+    BuildOptions {
+        force: false,
+        library: lib.to_path_buf(),
+        workspace: workspace.to_path_buf(),
+        relate: Default::default(),
+        embed: None,
+    }
+}
+
 #[test]
 fn a_watch_rebuild_from_the_stage_caches_equals_a_full_build() {
     let t = tempfile::tempdir().unwrap();
     let lib = t.path().join("lib");
     write_library(&lib);
     let spec = LibrarySpec::single(&lib);
-    let opts = |ws: &str| BuildOptions {
-        force: false,
-        library: lib.clone(),
-        workspace: t.path().join(ws),
-        relate: Default::default(),
-        embed: None,
-    };
+    let opts = |ws: &str| options(&lib, &t.path().join(ws));
     let cache = ParseCache::default();
     let live = opts("live");
     let first =
@@ -237,13 +242,7 @@ fn a_compaction_after_live_rebuilds_equals_a_full_build() {
     let lib = t.path().join("lib");
     write_library(&lib);
     let spec = LibrarySpec::single(&lib);
-    let opts = |ws: &str| BuildOptions {
-        force: false,
-        library: lib.clone(),
-        workspace: t.path().join(ws),
-        relate: Default::default(),
-        embed: None,
-    };
+    let opts = |ws: &str| options(&lib, &t.path().join(ws));
     let cache = ParseCache::default();
     let live = opts("live");
     let build = |changed: Option<&Path>, live_index: bool| -> ReuseStats {

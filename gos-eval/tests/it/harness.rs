@@ -181,7 +181,9 @@ fn default_arms_reproduce_the_reported_metrics() {
     assert!((value(3, "precision") - 0.663_333_333_333_333_3).abs() < 1e-12);
     all_close(
         &context_chars_without_root(&report, &ws),
-        &[5598.3, 5517.7, 5680.6, 4882.7],
+        // Session 14: fixtures' image-ocr no longer outputs `transcript` (artifact words in
+        // one sense), which changes a few reasons and type lists (5598.3, 5517.7, 5680.6 before).
+        &[5599.0, 5518.2, 5678.8, 4882.7],
     );
     close(
         ci(&report, "forward/lexical", "recall_available"),
@@ -189,7 +191,7 @@ fn default_arms_reproduce_the_reported_metrics() {
     );
     close(
         ci(&report, "no-graph/lexical", "context_chars"),
-        (-715.6, -1_467.979_999_999_999_8, -17.587_500_000_000_183),
+        (-716.3, -1_467.997_499_999_999_7, -19.177_500_000_000_325),
     );
     assert_eq!(report.records.len(), 10);
     assert!(report.missing_oracles().is_empty());
@@ -241,7 +243,8 @@ fn hybrid_arm_reproduces_the_reported_metrics() {
     // the geojson-reproject skill first"); with the cut, reverse bundles are a little smaller.
     all_close(
         &context_chars_without_root(&report, &ws),
-        &[5598.3, 6037.1, 5037.3],
+        // Session 14: image-ocr's output types, as above (5598.3 before).
+        &[5599.0, 6037.1, 5037.3],
     );
     close(
         ci(&report, "reverse/hybrid", "mrr_at_10"),

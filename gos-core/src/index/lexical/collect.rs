@@ -23,30 +23,31 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::query::Weight;
 use tantivy::{DocId, Score, SegmentReader};
 
-/// `(node, score)` ordered so that the greater is the worse hit: lower score, then higher
-/// node index. A max-heap of these has the worst kept hit on top.
+/// `(id, score)` ordered so that the greater is the worse hit: lower score, then higher id
+/// (a node index here, a document id in [`super::rare_first`]). A max-heap of these has the
+/// worst kept hit on top.
 #[derive(Debug, Clone, Copy)]
-struct Worse(usize, f32);
+pub(super) struct Worse<I>(pub(super) I, pub(super) f32);
 
-impl Ord for Worse {
+impl<I: Ord> Ord for Worse<I> {
     fn cmp(&self, other: &Self) -> Ordering {
         other.1.total_cmp(&self.1).then(self.0.cmp(&other.0))
     }
 }
 
-impl PartialOrd for Worse {
+impl<I: Ord> PartialOrd for Worse<I> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl PartialEq for Worse {
+impl<I: Ord> PartialEq for Worse<I> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Worse {}
+impl<I: Ord> Eq for Worse<I> {}
 
 /// Best first: score descending, ties by node index ascending.
 pub(super) fn by_score(a: &(usize, f32), b: &(usize, f32)) -> Ordering {
@@ -65,7 +66,7 @@ pub(super) struct BestScores {
 pub(super) struct BestScoresSegment {
     ord: tantivy::columnar::Column<u64>,
     k: usize,
-    heap: BinaryHeap<Worse>,
+    heap: BinaryHeap<Worse<usize>>,
 }
 
 impl Collector for BestScores {

@@ -25,37 +25,12 @@
 //! `gos_build::semantic::PRUNE_FROM` skills up, with the agreement measured against the exact
 //! pass in docs/performance.md.
 
-use super::collect::by_score;
+use super::collect::{Worse, by_score};
 use super::{FieldBoosts, LexicalIndex, index_err};
 use crate::error::Result;
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 use tantivy::query::{BooleanQuery, EnableScoring, Query, Weight};
 use tantivy::{DocId, DocSet, Score, TERMINATED, Term};
-
-/// `(score, doc)` ordered so that the greater is the worse: lower score, then higher doc.
-#[derive(Clone, Copy)]
-struct Worse(Score, DocId);
-
-impl Ord for Worse {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.total_cmp(&self.0).then(self.1.cmp(&other.1))
-    }
-}
-
-impl PartialOrd for Worse {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Worse {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Worse {}
 
 impl LexicalIndex {
     /// The `k` best `(node, score)` of `terms` against the fields of positive boost in
@@ -112,10 +87,10 @@ impl LexicalIndex {
         let mut out: Vec<(usize, f32)> = Vec::new();
         for reader in searcher.segment_readers() {
             let alive = reader.alive_bitset();
-            let mut heap: BinaryHeap<Worse> = BinaryHeap::with_capacity(keep + 1);
+            let mut heap: BinaryHeap<Worse<DocId>> = BinaryHeap::with_capacity(keep + 1);
             rare.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
                 if alive.is_none_or(|a| a.is_alive(doc)) {
-                    let hit = Worse(score, doc);
+                    let hit = Worse(doc, score);
                     if heap.len() < keep {
                         heap.push(hit);
                     } else if let Some(mut worst) = heap.peek_mut()
@@ -125,12 +100,12 @@ impl LexicalIndex {
                     }
                 }
                 match heap.peek() {
-                    Some(worst) if heap.len() >= keep => worst.0,
+                    Some(worst) if heap.len() >= keep => worst.1,
                     _ => Score::MIN,
                 }
             })
             .map_err(index_err(&self.dir))?;
-            let mut found: Vec<(DocId, Score)> = heap.into_iter().map(|w| (w.1, w.0)).collect();
+            let mut found: Vec<(DocId, Score)> = heap.into_iter().map(|w| (w.0, w.1)).collect();
             found.sort_unstable_by_key(|h| h.0);
             let mut scorers = common
                 .iter()
