@@ -26,7 +26,9 @@ use std::sync::LazyLock;
 /// recordings, circadian rhythms: `seismic waveform`), `fits` (the verb: `fits file`), `mesh`
 /// (service mesh: `3d mesh`, `mesh file`), `sam` (Segment Anything: `sam file`), `nc`
 /// (netcat: `nc file`), `checkpoint` (`model checkpoint`), `transcript` (RNA transcripts:
-/// `meeting transcript`), `presentation` (antigen presentation: `slide deck`).
+/// `meeting transcript`), `presentation` (antigen presentation: `slide deck`), `transcription`
+/// (gene transcription: `speech transcription`). A declared `inputs`/`outputs` item that is one
+/// of those words alone still names the type ([`DECLARED_WORDS`]).
 pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("pdf", &["pdf", "pdfs"]),
     ("csv", &["csv", "csvs"]),
@@ -111,7 +113,10 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
     (
         "transcript",
         &[
-            "transcription",
+            "audio transcription",
+            "speech transcription",
+            "video transcription",
+            "meeting transcription",
             "text transcript",
             "text transcripts",
             "speech transcript",
@@ -228,6 +233,25 @@ pub const VOCABULARY: &[(&str, &[&str])] = &[
             "onnx",
         ],
     ),
+];
+
+/// Single words that name a type when they are a whole declared `inputs`/`outputs` item
+/// (`outputs: [mesh]`), where they cannot mean anything else, though prose needs a phrase for
+/// them ([`VOCABULARY`]'s note). `waveform` is not here: a neural or circadian skill may
+/// declare waveforms too.
+const DECLARED_WORDS: &[(&str, &str)] = &[
+    ("mesh", "3d-mesh"),
+    ("meshes", "3d-mesh"),
+    ("fits", "fits"),
+    ("sam", "sequence-alignment"),
+    ("nc", "netcdf"),
+    ("checkpoint", "model-checkpoint"),
+    ("checkpoints", "model-checkpoint"),
+    ("presentation", "slides"),
+    ("presentations", "slides"),
+    ("transcript", "transcript"),
+    ("transcripts", "transcript"),
+    ("transcription", "transcript"),
 ];
 
 /// Verbs that mark what follows as an input.
@@ -385,6 +409,11 @@ pub fn explicit_item_types(item: &str) -> Vec<String> {
         return known;
     }
     let w: Vec<String> = words(item).into_iter().take(4).collect();
+    if let [one] = &w[..]
+        && let Some((_, ty)) = DECLARED_WORDS.iter().find(|(word, _)| word == one)
+    {
+        return vec![ty.to_string()];
+    }
     if w.is_empty() {
         Vec::new()
     } else {
@@ -481,6 +510,7 @@ mod tests {
             "save a checkpoint of the git state",
             "RNA transcripts per gene",
             "antigen presentation by MHC molecules",
+            "gene transcription in yeast",
         ] {
             assert!(
                 known_types(text).is_empty(),
@@ -497,6 +527,7 @@ mod tests {
             ("write the model checkpoint", "model-checkpoint"),
             ("summarize the meeting transcript", "transcript"),
             ("build a slide deck", "slides"),
+            ("speech transcription with whisper", "transcript"),
         ] {
             assert!(known_types(text).contains(&ty.to_string()), "{text}");
         }
@@ -523,6 +554,10 @@ mod tests {
             explicit_item_types("GeoJSON FeatureCollection"),
             vec!["geojson"]
         );
+        // A declared item that is one ambiguous word alone names its type.
+        assert_eq!(explicit_item_types("mesh"), vec!["3d-mesh"]);
+        assert_eq!(explicit_item_types("Checkpoints"), vec!["model-checkpoint"]);
+        assert_eq!(explicit_item_types("waveforms"), vec!["waveforms"]);
         assert!(is_input_heading("Inputs"));
         assert!(is_output_heading("Output files"));
         assert!(!is_input_heading("Requirements"));

@@ -67,21 +67,30 @@ impl StageCache {
     }
 
     /// Before a build's index stage: whether it will read the BM25 neighbour rows again, which
-    /// is when a lexical workspace (`bm25_pass`) has other neighbour queries (names and
-    /// descriptions, and `k`) than the cached rows were read with.
+    /// is when a lexical workspace (`bm25_pass`) has other neighbour queries or other indexed
+    /// name and description fields ([`queries_digest`]) than the cached rows were read with.
     pub(crate) fn plan_index(&self, nodes: &[SkillNode], k: usize, bm25_pass: bool) {
         let stale = bm25_pass && lock(&self.neighbours).queries != Some(queries_digest(nodes, k));
         self.rows_stale.store(stale, Ordering::Relaxed);
     }
 }
 
-/// Digest of the BM25 neighbour queries: `k`, then each node's name and description.
+/// Digest of what the BM25 neighbour rows read besides the index's statistics: `k`, then
+/// each node's name, folder, description and capability (the queries are name and
+/// description; the indexed `name` field also holds the folder, the `description` field the
+/// capability, `gos_build::normalize::lexical_doc_with_body`). It changes whenever the rows'
+/// own key (`rows_key` in [`bm25_semantic`]) does.
 fn queries_digest(nodes: &[SkillNode], k: usize) -> [u8; 32] {
     let k = (k as u64).to_le_bytes();
-    let queries = nodes
-        .iter()
-        .flat_map(|n| [n.name.as_bytes(), n.description.value.as_bytes()]);
-    digest([&k[..]].into_iter().chain(queries))
+    let fields = nodes.iter().flat_map(|n| {
+        [
+            n.name.as_bytes(),
+            n.folder().as_bytes(),
+            n.description.value.as_bytes(),
+            n.capability.value.as_bytes(),
+        ]
+    });
+    digest([&k[..]].into_iter().chain(fields))
 }
 
 /// Neighbour rows: per node, `(neighbour, relative score)` best first.
@@ -139,8 +148,9 @@ pub(crate) fn bm25_semantic(
 ) -> Result<Vec<SkillEdge>, BuildError> {
     let k = (sem.k as u64).to_le_bytes();
     // Rows read from a live index may differ in the last bit (and in the order of exact
-    // ties), so a build with one segment takes only rows read from one segment.
-    let live = cache.is_some_and(|c| c.layout() == SegmentLayout::Live);
+    // ties; from 10,000 skills, in which candidates each segment's two-phase search keeps),
+    // so a build with one segment takes only rows read from one segment.
+    let live = cache.is_some_and(|c| c.wrote_live.load(Ordering::Relaxed));
     let queries = nodes
         .iter()
         .flat_map(|n| [n.name.as_bytes(), n.description.value.as_bytes()]);

@@ -319,6 +319,7 @@ fn may_hit_rules(text: &str) -> [bool; RULES.len()] {
     for i in set.matches(text).iter() {
         may[rule_of[i]] = true;
     }
+    debug_assert_eq!(RULES[3].id, "hidden-unicode");
     may[3] = (RULES[3].may_hit)(text);
     may
 }

@@ -29,9 +29,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
-/// Quiet time after a live rebuild before [`watch`] compacts the workspace's index to one
-/// segment: long enough that a burst of edits (saves a few seconds apart) is not held up by
-/// compactions between them, short enough that an idle session soon answers at full speed.
+/// Least quiet time after a live rebuild ends before [`watch`] compacts the workspace's index
+/// to one segment (at least twice the debounce interval, too): long enough that edits a second
+/// or two apart are not each followed by a compaction, short enough that an idle session soon
+/// answers at full speed.
 pub const COMPACT_AFTER: Duration = Duration::from_secs(2);
 
 pub use crate::parse_cache::{CacheStats, ParseCache};
@@ -125,7 +126,7 @@ pub fn watch(
             if stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            if live_in_place && quiet_since.elapsed() >= COMPACT_AFTER {
+            if live_in_place && quiet_since.elapsed() >= COMPACT_AFTER.max(2 * debounce) {
                 after_edit = false;
                 break;
             }

@@ -485,7 +485,8 @@ mod tests {
     }
 
     /// The vectorized signature loop gives SplitMix64's values: the per-seed minimum of
-    /// `SplitMix64::new(h ^ seed).next_u64()`, on the dispatching path and the plain one.
+    /// `SplitMix64::new(h ^ seed).next_u64()`, on the dispatching path (the AVX-512 copy on
+    /// a CPU that has it, else the plain loop again) and the plain one.
     #[test]
     fn signatures_are_the_same_on_every_path() {
         let mut r = SplitMix64::new(5);

@@ -57,7 +57,7 @@ pub(crate) fn avx512_enabled() -> bool {
     *ON.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
-            std::env::var("GOS_AVX512").map_or(true, |v| v != "off")
+            avx512_allowed()
                 && std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512bw")
                 && std::arch::is_x86_feature_detected!("avx512dq")
@@ -68,6 +68,12 @@ pub(crate) fn avx512_enabled() -> bool {
             false
         }
     })
+}
+
+/// Whether `GOS_AVX512` leaves AVX-512 on (anything but `off`, or unset); read once.
+pub(crate) fn avx512_allowed() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("GOS_AVX512").map_or(true, |v| v != "off"))
 }
 
 /// Lanes of the partial sums of a reduction: wide enough for an AVX-512 register of f32.

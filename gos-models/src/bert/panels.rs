@@ -54,7 +54,9 @@ pub(crate) fn panels_preferred() -> bool {
     *PREFERRED.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
-            has_avx2_fma() && !super::kernels::avx512_enabled()
+            has_avx2_fma()
+                && !(std::arch::is_x86_feature_detected!("avx512f")
+                    && super::kernels::avx512_allowed())
         }
         #[cfg(not(target_arch = "x86_64"))]
         {

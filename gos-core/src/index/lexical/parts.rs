@@ -22,7 +22,7 @@
 //!   over segments, so BM25 statistics are the one-segment totals, but a document's clause
 //!   scores are added in an order that depends on where each segment's posting lists end,
 //!   so a score can differ from the one-segment score in its last bit, and exact ties can
-//!   order differently (test `a_live_layout_scores_within_an_ulp_of_a_fresh_build`). Each
+//!   order differently (test `a_live_layout_scores_within_a_few_ulps_of_a_fresh_build`). Each
 //!   query also looks every term up in every segment: on the real library, lexical retrieve
 //!   takes 2.4-2.7x as long with 8 segments. [`crate::index::lexical`]'s callers therefore
 //!   use it only between the edits of a live session, and compact to one segment when the
@@ -66,7 +66,8 @@ pub struct PartCache {
     segments: HashMap<[u8; 32], Index>,
 }
 
-/// How [`LexicalIndex::build_reusing`] went: parts taken from the cache and parts indexed.
+/// How [`LexicalIndex::build_reusing`] went: parts taken from the cache, parts indexed, and
+/// segments merged again.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PartStats {
     /// Parts taken from the cache unchanged.

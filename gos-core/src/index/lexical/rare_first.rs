@@ -14,8 +14,13 @@
 //!    `max_df_share` of the documents) and the rest;
 //! 2. runs block-max WAND over the rare terms' clauses alone, keeping the best `candidates`
 //!    documents of each segment;
-//! 3. adds to each candidate the exact BM25 score of the common terms' clauses (one seek per
-//!    candidate in one union of their postings), and keeps the `k` best by the sum.
+//! 3. adds to each candidate the exact BM25 score of the common terms' clauses (one term
+//!    scorer per clause, each sought to the candidates in document order along its skip
+//!    list), and keeps the `k` best by the sum.
+//!
+//! With several segments (a live index, [`super::SegmentLayout::Live`]) each segment keeps its
+//! own candidates, so the result can differ from a one-segment index's in which documents it
+//! misses.
 //!
 //! A candidate's score is its full BM25 score (the sum of every clause; the two partial sums
 //! are added in another order than tantivy's union adds clauses, so the last bit can differ).
@@ -36,7 +41,7 @@ impl LexicalIndex {
     /// The `k` best `(node, score)` of `terms` against the fields of positive boost in
     /// `fields`, best first (ties by node), found in two phases (see the module docs): the
     /// terms whose description-field document frequency is at most `max_df_share` of the
-    /// documents pick the best `candidates` documents per segment with block-max WAND, and
+    /// documents pick the best `max(candidates, k)` documents per segment with block-max WAND, and
     /// the others' clauses are added to those candidates' scores. With no common term, or
     /// only common terms, this is [`LexicalIndex::search_pruned`].
     ///
