@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 /// (netcat: `nc file`), `checkpoint` (`model checkpoint`), `transcript` (RNA transcripts:
 /// `meeting transcript`), `presentation` (antigen presentation: `slide deck`), `transcription`
 /// (gene transcription: `speech transcription`). A declared `inputs`/`outputs` item that is one
-/// of those words alone still names the type ([`DECLARED_WORDS`]).
+/// of those words alone still names the type (the private table `DECLARED_WORDS`).
 pub const VOCABULARY: &[(&str, &[&str])] = &[
     ("pdf", &["pdf", "pdfs"]),
     ("csv", &["csv", "csvs"]),
