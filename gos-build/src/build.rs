@@ -12,8 +12,8 @@ use crate::parse_cache::{ParseCache, ParseResult};
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
 use crate::report::{BuildReport, DegreeStats, Recovered, ReuseStats, RootReport, Skipped};
 use crate::roots::{LibrarySpec, discover_roots, parse_found};
-use crate::semantic::{SemanticStats, semantic_edges, vector_neighbours};
-use crate::stage_cache::{bm25_semantic, lock};
+use crate::semantic::SemanticStats;
+use crate::stage_cache::{bm25_semantic, lock, vector_semantic};
 use crate::workflow::workflow_edges_cached;
 use gos_core::SkillGraph;
 use gos_core::index::dense::{Vectors, vectors_file};
@@ -435,15 +435,8 @@ pub fn build_library_cached(
                     let part = info.view.parts()[0];
                     let vectors = Vectors::read(&staging.join(vectors_file(part)))?;
                     stats.method = "vector".into();
-                    let nb = vector_neighbours(&vectors, sem.k);
-                    semantic_edges(
-                        &nodes,
-                        &nb,
-                        sem.cosine_floor,
-                        gos_core::EdgeProvenance::Vector,
-                        sem,
-                        &mut stats,
-                    )
+                    let memo = cache.map(|c| &c.stages);
+                    vector_semantic(&nodes, &vectors, sem, &mut stats, memo, &mut reused)
                 }
                 None => {
                     stats.method = "bm25".into();

@@ -64,7 +64,8 @@ pub struct ReuseStats {
     /// BM25 index segments merged again from their parts (a segment holds consecutive
     /// parts; see `gos_core::index::lexical::MAX_SEGMENTS`).
     pub index_segments_merged: usize,
-    /// Whether the BM25 neighbour rows of the semantic stage were taken unchanged.
+    /// Whether the neighbour rows of the semantic stage (BM25 rows in a lexical workspace,
+    /// vector rows with skill vectors) were taken unchanged.
     pub neighbour_rows: bool,
 }
 

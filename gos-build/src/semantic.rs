@@ -144,7 +144,7 @@ impl SpecificTerms {
     /// Index `nodes` with document-frequency cap `max_df`.
     pub fn new(nodes: &[SkillNode], max_df: usize) -> Self {
         let all: Vec<BTreeSet<String>> = nodes
-            .iter()
+            .par_iter()
             .map(|n| {
                 let mut set = BTreeSet::new();
                 words(&n.name.replace(['-', '_'], " "), &mut set);
@@ -157,7 +157,13 @@ impl SpecificTerms {
             .collect();
         let mut df: HashMap<String, usize> = HashMap::new();
         for t in all.iter().flatten() {
-            *df.entry(t.clone()).or_insert(0) += 1;
+            // A term is cloned once, when first seen.
+            match df.get_mut(t.as_str()) {
+                Some(count) => *count += 1,
+                None => {
+                    df.insert(t.clone(), 1);
+                }
+            }
         }
         let terms = all
             .into_iter()

@@ -12,4 +12,5 @@ mod llm_build;
 mod llm_secrets;
 mod parse_odd_skills;
 mod stage_caches;
+mod vector_stage_cache;
 mod watch;
