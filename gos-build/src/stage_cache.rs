@@ -25,7 +25,8 @@
 //! - with skill vectors, the vector neighbour rows while the vectors are bit for bit the ones
 //!   they were computed from, and the semantic edges made from them while the ids, names,
 //!   descriptions and headings are too ([`vector_semantic`]): a body edit that leaves the
-//!   card view (name, description, capability, types, tags, tools) as it was leaves both.
+//!   card view (name, description, capability, types, tags, tools) and the headings as they
+//!   were leaves both, and one that changes only headings leaves the rows.
 //!
 //! A package's content is the SHA-256 of its SKILL.md ([`gos_core::SkillNode::content_hash`]),
 //! of which the parsed body is a function; the body's length is checked beside it.
@@ -103,7 +104,8 @@ fn queries_digest(nodes: &[SkillNode], k: usize) -> [u8; 32] {
 /// Neighbour rows: per node, `(neighbour, relative score)` best first.
 type Rows = Vec<Vec<(usize, f32)>>;
 
-/// The BM25 neighbour rows of the previous build and the semantic edges made from them, each
+/// The neighbour rows of the previous build (BM25 rows of a lexical workspace, vector rows of
+/// one with skill vectors) and the semantic edges made from them, each
 /// with the digest of what it read.
 #[derive(Default)]
 pub(crate) struct NeighbourCache {
@@ -263,7 +265,8 @@ fn edges_digest(nodes: &[SkillNode], sem: &SemanticOptions, rows: &[u8]) -> [u8;
 /// unchanged: the rows read `sem.k` and the vectors ([`vectors_digest`]: 8.6 MB on the real
 /// library, a few milliseconds), the edges read the rows and what [`edges_digest`] covers. On
 /// the real library the stage takes about 0.3 s (Intel Xeon, 2 vCPUs): 0.1 s for the rows,
-/// 0.2 s for the edges; a watch rebuild after a body edit takes both from the cache.
+/// 0.2 s for the edges; a watch rebuild after a body edit that leaves the card view and the
+/// headings as they were takes both from the cache. Without a cache nothing is hashed.
 ///
 /// `stats` gets the counters of the pass either way.
 pub(crate) fn vector_semantic(
@@ -274,15 +277,25 @@ pub(crate) fn vector_semantic(
     cache: Option<&StageCache>,
     reused: &mut ReuseStats,
 ) -> Vec<SkillEdge> {
-    let mut memo = cache.map(|c| lock(&c.neighbours));
+    let Some(cache) = cache else {
+        return semantic_edges(
+            nodes,
+            &vector_neighbours(vectors, sem.k),
+            sem.cosine_floor,
+            EdgeProvenance::Vector,
+            sem,
+            stats,
+        );
+    };
+    let mut memo = lock(&cache.neighbours);
     let rows_key = vectors_digest(sem.k, vectors);
     let cached_rows = memo
+        .vector_rows
         .as_ref()
-        .and_then(|m| m.vector_rows.as_ref())
         .is_some_and(|(key, _)| *key == rows_key);
     let edges_key = edges_digest(nodes, sem, &rows_key);
     if cached_rows
-        && let Some((key, edges, known)) = memo.as_ref().and_then(|m| m.vector_edges.as_ref())
+        && let Some((key, edges, known)) = memo.vector_edges.as_ref()
         && *key == edges_key
     {
         reused.neighbour_rows = true;
@@ -292,7 +305,7 @@ pub(crate) fn vector_semantic(
         };
         return edges.clone();
     }
-    let rows = match memo.as_mut().and_then(|m| m.vector_rows.take()) {
+    let rows = match memo.vector_rows.take() {
         Some((_, rows)) if cached_rows => {
             reused.neighbour_rows = true;
             rows
@@ -307,9 +320,7 @@ pub(crate) fn vector_semantic(
         sem,
         stats,
     );
-    if let Some(m) = memo.as_mut() {
-        m.vector_edges = Some((edges_key, edges.clone(), stats.clone()));
-        m.vector_rows = Some((rows_key, rows));
-    }
+    memo.vector_edges = Some((edges_key, edges.clone(), stats.clone()));
+    memo.vector_rows = Some((rows_key, rows));
     edges
 }
