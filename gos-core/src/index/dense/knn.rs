@@ -211,6 +211,121 @@ pub fn hnsw_all_top_k(vectors: &Vectors, k: usize, params: &HnswParams) -> Vec<V
         .collect()
 }
 
+/// Rows whose lists [`update_exact_top_k`] recomputes at most; with more, a caller runs
+/// [`exact_all_top_k`] again (each recomputed row reads every vector once more).
+pub const MAX_UPDATED_ROWS: usize = 512;
+
+/// `rows` made exact again after the vectors of the rows `changed` changed: `rows` must be
+/// [`exact_all_top_k`]`(old, k)` of a collection `old` with the same count and dimension that
+/// differs from `vectors` only in the rows `changed`. Returns what [`exact_all_top_k`]
+/// returns over `vectors`, bit for bit, or `None` when more than [`MAX_UPDATED_ROWS`] rows
+/// need a new list (the caller then runs the full pass).
+///
+/// A row that is changed, or whose old list holds a changed row, gets a new list from its
+/// scores against every row; any other row keeps its old list with the changed rows' new
+/// scores merged in (every other score it saw is unchanged, and a row outside its list ranked
+/// below the list's last). Scores come from the same `sgemm` kernel as the full pass, which
+/// adds each pair's products in the same order whatever the block shapes, so they are the
+/// same bits (test `updated_lists_equal_a_full_pass_bit_for_bit`). Cost: (changed rows + the
+/// rows that listed them) x N x dim multiply-adds.
+pub fn update_exact_top_k(
+    vectors: &Vectors,
+    rows: &[Vec<(usize, f32)>],
+    changed: &[usize],
+    k: usize,
+) -> Option<Vec<Vec<(usize, f32)>>> {
+    let (n, dim) = (vectors.len(), vectors.header.dim);
+    if k == 0 || n < 2 || dim == 0 {
+        return Some(vec![Vec::new(); n]);
+    }
+    assert_eq!(rows.len(), n, "one old list per row");
+    let mut is_changed = vec![false; n];
+    for &c in changed {
+        is_changed[c] = true;
+    }
+    let redo: Vec<usize> = (0..n)
+        .filter(|&i| is_changed[i] || rows[i].iter().any(|&(j, _)| is_changed[j]))
+        .collect();
+    if redo.len() > MAX_UPDATED_ROWS {
+        return None;
+    }
+    let data = &vectors.data[..n * dim];
+    // Scores of each recomputed row against every row, in row blocks of QUERY_BLOCK.
+    let scores: Vec<Vec<f32>> = redo
+        .par_chunks(QUERY_BLOCK)
+        .flat_map_iter(|block| {
+            let m = block.len();
+            let a: Vec<f32> = block
+                .iter()
+                .flat_map(|&r| data[r * dim..(r + 1) * dim].iter().copied())
+                .collect();
+            let mut out = vec![0.0f32; m * n];
+            let mut c0 = 0;
+            while c0 < n {
+                let w = CANDIDATE_BLOCK.min(n - c0);
+                let bmat = &data[c0 * dim..(c0 + w) * dim];
+                let mut tile = vec![0.0f32; m * w];
+                // SAFETY: as in `exact_all_top_k`: `a` is m x dim row-major, `bmat` w x dim
+                // read as its transpose, `tile` m x w row-major; beta = 0 only writes `tile`.
+                unsafe {
+                    matrixmultiply::sgemm(
+                        m,
+                        dim,
+                        w,
+                        1.0,
+                        a.as_ptr(),
+                        dim as isize,
+                        1,
+                        bmat.as_ptr(),
+                        1,
+                        dim as isize,
+                        0.0,
+                        tile.as_mut_ptr(),
+                        w as isize,
+                        1,
+                    );
+                }
+                for r in 0..m {
+                    out[r * n + c0..r * n + c0 + w].copy_from_slice(&tile[r * w..(r + 1) * w]);
+                }
+                c0 += w;
+            }
+            out.chunks(n).map(<[f32]>::to_vec).collect::<Vec<_>>()
+        })
+        .collect();
+    let slot: std::collections::HashMap<usize, usize> =
+        redo.iter().enumerate().map(|(s, &r)| (r, s)).collect();
+    let changed_scores: Vec<(usize, &[f32])> = changed
+        .iter()
+        .map(|&c| (c, scores[slot[&c]].as_slice()))
+        .collect();
+    let updated = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut list: Vec<(usize, f32)> = match slot.get(&i) {
+                Some(&s) => scores[s]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(j, &x)| (j, x))
+                    .collect(),
+                None => rows[i]
+                    .iter()
+                    .copied()
+                    .chain(changed_scores.iter().map(|&(c, sc)| (c, sc[i])))
+                    .collect(),
+            };
+            if list.len() > k {
+                list.select_nth_unstable_by(k - 1, order);
+                list.truncate(k);
+            }
+            list.sort_by(order);
+            list
+        })
+        .collect();
+    Some(updated)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,5 +425,56 @@ mod tests {
         assert!(recall > 0.9, "recall {recall}");
         // Under the limit the same call is exact.
         assert_eq!(all_top_k(&v, 10, 2_000, &HnswParams::default()), want);
+    }
+
+    #[test]
+    fn updated_lists_equal_a_full_pass_bit_for_bit() {
+        // 2,300 rows: two candidate blocks and a partial query block; copies make exact ties.
+        let old = clustered(2_300, 24, 30, 0.6, 5);
+        let k = 12;
+        let before = exact_all_top_k(&old, k);
+        let fresh = clustered(2_300, 24, 30, 0.6, 99);
+        let bits = |l: &Vec<Vec<(usize, f32)>>| -> Vec<Vec<(usize, u32)>> {
+            l.iter()
+                .map(|r| r.iter().map(|&(j, s)| (j, s.to_bits())).collect())
+                .collect()
+        };
+        for changed in [
+            vec![0],
+            vec![2_299],
+            vec![5, 128, 2_047, 2_048],
+            (0..40).map(|i| i * 57).collect::<Vec<_>>(),
+        ] {
+            let mut v = old.clone();
+            for &c in &changed {
+                let row = if c % 2 == 0 {
+                    fresh.row(c).to_vec()
+                } else {
+                    // A copy of another row: its ties must go to the smaller row.
+                    old.row((c + 1) % 2_300).to_vec()
+                };
+                v.data[c * 24..(c + 1) * 24].copy_from_slice(&row);
+            }
+            let want = exact_all_top_k(&v, k);
+            let got = update_exact_top_k(&v, &before, &changed, k).expect("few rows to redo");
+            assert_eq!(bits(&got), bits(&want), "changed {changed:?}");
+            assert_ne!(bits(&got), bits(&before), "the change moved some list");
+        }
+        // The encoder's dimension: products summed over more than one of the kernel's
+        // depth blocks.
+        let (old, fresh) = (
+            clustered(700, 384, 20, 0.5, 3),
+            clustered(700, 384, 20, 0.5, 4),
+        );
+        let before384 = exact_all_top_k(&old, k);
+        let mut v = old.clone();
+        for c in [3, 350, 699] {
+            v.data[c * 384..(c + 1) * 384].copy_from_slice(fresh.row(c));
+        }
+        let got = update_exact_top_k(&v, &before384, &[3, 350, 699], k).unwrap();
+        assert_eq!(bits(&got), bits(&exact_all_top_k(&v, k)));
+        // Too many rows to redo: the caller runs the full pass.
+        let all: Vec<usize> = (0..700).collect();
+        assert!(update_exact_top_k(&v, &before384, &all, k).is_none());
     }
 }
