@@ -23,8 +23,9 @@
 //!   headings are too ([`NeighbourCache`], [`bm25_semantic`]): the rows read only those
 //!   fields' statistics, so most body edits leave both as they were;
 //! - with skill vectors, the vector neighbour rows while the vectors are bit for bit the ones
-//!   they were computed from, and the semantic edges made from them while the ids, names,
-//!   descriptions and headings are too ([`vector_semantic`]): a body edit that leaves the
+//!   they were computed from (brought up to date, exactly, when a few changed), and the
+//!   semantic edges made from them while the ids, names, descriptions and headings are
+//!   unchanged too ([`vector_semantic`]): a body edit that leaves the
 //!   card view (name, description, capability, types, tags, tools) and the headings as they
 //!   were leaves both, and one that changes only headings leaves the rows.
 //!

@@ -215,19 +215,42 @@ pub fn hnsw_all_top_k(vectors: &Vectors, k: usize, params: &HnswParams) -> Vec<V
 /// [`exact_all_top_k`] again (each recomputed row reads every vector once more).
 pub const MAX_UPDATED_ROWS: usize = 512;
 
+/// Rows per matrix product in [`update_exact_top_k`] (a 32 x 100,000 score block is 12.8 MB).
+const UPDATE_BLOCK: usize = 32;
+
+/// The best `k` of `list` by [`order`], sorted.
+fn best_k(mut list: Vec<(usize, f32)>, k: usize) -> Vec<(usize, f32)> {
+    if list.len() > k {
+        list.select_nth_unstable_by(k - 1, order);
+        list.truncate(k);
+    }
+    list.sort_by(order);
+    list
+}
+
 /// `rows` made exact again after the vectors of the rows `changed` changed: `rows` must be
 /// [`exact_all_top_k`]`(old, k)` of a collection `old` with the same count and dimension that
-/// differs from `vectors` only in the rows `changed`. Returns what [`exact_all_top_k`]
-/// returns over `vectors`, bit for bit, or `None` when more than [`MAX_UPDATED_ROWS`] rows
-/// need a new list (the caller then runs the full pass).
+/// differs from `vectors` only in the rows `changed` (repeats allowed). Returns what
+/// [`exact_all_top_k`] returns over `vectors`, bit for bit, or `None` when more than
+/// [`MAX_UPDATED_ROWS`] rows need a new list (the caller then runs the full pass).
 ///
 /// A row that is changed, or whose old list holds a changed row, gets a new list from its
 /// scores against every row; any other row keeps its old list with the changed rows' new
 /// scores merged in (every other score it saw is unchanged, and a row outside its list ranked
-/// below the list's last). Scores come from the same `sgemm` kernel as the full pass, which
-/// adds each pair's products in the same order whatever the block shapes, so they are the
-/// same bits (test `updated_lists_equal_a_full_pass_bit_for_bit`). Cost: (changed rows + the
-/// rows that listed them) x N x dim multiply-adds.
+/// below the list's last). The scores come from the same `sgemm` as the full pass: in
+/// matrixmultiply 0.3's kernels each cell is one accumulator summed over the depth in order,
+/// in depth blocks that do not depend on the block shapes, and `a_c . b_i` multiplies the
+/// same factors as `a_i . b_c`, so the bits are the full pass's (test
+/// `updated_lists_equal_a_full_pass_bit_for_bit`; re-check on a matrixmultiply upgrade).
+/// Vectors read from a workspace are finite ([`Vectors::read`] refuses others), so no score is
+/// NaN.
+///
+/// Cost: (changed rows + the rows that listed them) x N x dim multiply-adds; memory one
+/// 32 x N score block per thread plus N scores per changed row.
+///
+/// # Panics
+/// When `rows` does not hold one list per row, or an index in `changed` or `rows` is not a
+/// row of `vectors`.
 pub fn update_exact_top_k(
     vectors: &Vectors,
     rows: &[Vec<(usize, f32)>],
@@ -250,9 +273,10 @@ pub fn update_exact_top_k(
         return None;
     }
     let data = &vectors.data[..n * dim];
-    // Scores of each recomputed row against every row, in row blocks of QUERY_BLOCK.
-    let scores: Vec<Vec<f32>> = redo
-        .par_chunks(QUERY_BLOCK)
+    // Per recomputed row: its new list, and for a changed row its scores against every row.
+    type Redone = (usize, Vec<(usize, f32)>, Option<Vec<f32>>);
+    let redone: Vec<Redone> = redo
+        .par_chunks(UPDATE_BLOCK)
         .flat_map_iter(|block| {
             let m = block.len();
             let a: Vec<f32> = block
@@ -264,9 +288,10 @@ pub fn update_exact_top_k(
             while c0 < n {
                 let w = CANDIDATE_BLOCK.min(n - c0);
                 let bmat = &data[c0 * dim..(c0 + w) * dim];
-                let mut tile = vec![0.0f32; m * w];
                 // SAFETY: as in `exact_all_top_k`: `a` is m x dim row-major, `bmat` w x dim
-                // read as its transpose, `tile` m x w row-major; beta = 0 only writes `tile`.
+                // read as its transpose; the product is written into `out` (m x n, row
+                // stride n) at column c0, whose m x w cells lie inside `out` (c0 + w <= n);
+                // beta = 0 only writes them.
                 unsafe {
                     matrixmultiply::sgemm(
                         m,
@@ -280,47 +305,49 @@ pub fn update_exact_top_k(
                         1,
                         dim as isize,
                         0.0,
-                        tile.as_mut_ptr(),
-                        w as isize,
+                        out.as_mut_ptr().add(c0),
+                        n as isize,
                         1,
                     );
                 }
-                for r in 0..m {
-                    out[r * n + c0..r * n + c0 + w].copy_from_slice(&tile[r * w..(r + 1) * w]);
-                }
                 c0 += w;
             }
-            out.chunks(n).map(<[f32]>::to_vec).collect::<Vec<_>>()
+            block
+                .iter()
+                .zip(out.chunks(n))
+                .map(|(&r, scores)| {
+                    let list = scores
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != r)
+                        .map(|(j, &x)| (j, x))
+                        .collect();
+                    let full = is_changed[r].then(|| scores.to_vec());
+                    (r, best_k(list, k), full)
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
-    let slot: std::collections::HashMap<usize, usize> =
-        redo.iter().enumerate().map(|(s, &r)| (r, s)).collect();
-    let changed_scores: Vec<(usize, &[f32])> = changed
-        .iter()
-        .map(|&c| (c, scores[slot[&c]].as_slice()))
-        .collect();
-    let updated = (0..n)
+    let mut new_lists: Vec<Option<Vec<(usize, f32)>>> = vec![None; n];
+    let mut changed_scores: Vec<(usize, Vec<f32>)> = Vec::new();
+    for (r, list, full) in redone {
+        new_lists[r] = Some(list);
+        if let Some(full) = full {
+            changed_scores.push((r, full));
+        }
+    }
+    let updated = new_lists
         .into_par_iter()
-        .map(|i| {
-            let mut list: Vec<(usize, f32)> = match slot.get(&i) {
-                Some(&s) => scores[s]
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(j, &x)| (j, x))
-                    .collect(),
-                None => rows[i]
+        .enumerate()
+        .map(|(i, list)| {
+            list.unwrap_or_else(|| {
+                let merged = rows[i]
                     .iter()
                     .copied()
-                    .chain(changed_scores.iter().map(|&(c, sc)| (c, sc[i])))
-                    .collect(),
-            };
-            if list.len() > k {
-                list.select_nth_unstable_by(k - 1, order);
-                list.truncate(k);
-            }
-            list.sort_by(order);
-            list
+                    .chain(changed_scores.iter().map(|(c, sc)| (*c, sc[i])))
+                    .collect();
+                best_k(merged, k)
+            })
         })
         .collect();
     Some(updated)
@@ -442,7 +469,7 @@ mod tests {
         for changed in [
             vec![0],
             vec![2_299],
-            vec![5, 128, 2_047, 2_048],
+            vec![5, 128, 2_047, 2_048, 128],
             (0..40).map(|i| i * 57).collect::<Vec<_>>(),
         ] {
             let mut v = old.clone();
