@@ -296,15 +296,18 @@ pub(crate) fn vector_semantic(
     cache: Option<&StageCache>,
     reused: &mut ReuseStats,
 ) -> Vec<SkillEdge> {
-    let Some(cache) = cache else {
-        return semantic_edges(
+    let edges_of = |rows: &Rows, stats: &mut SemanticStats| {
+        semantic_edges(
             nodes,
-            &vector_neighbours(vectors, sem.k),
+            rows,
             sem.cosine_floor,
             EdgeProvenance::Vector,
             sem,
             stats,
-        );
+        )
+    };
+    let Some(cache) = cache else {
+        return edges_of(&vector_neighbours(vectors, sem.k), stats);
     };
     let mut memo = lock(&cache.neighbours);
     let digests = row_digests(vectors);
@@ -349,14 +352,7 @@ pub(crate) fn vector_semantic(
         }
         _ => vector_neighbours(vectors, sem.k),
     };
-    let edges = semantic_edges(
-        nodes,
-        &rows,
-        sem.cosine_floor,
-        EdgeProvenance::Vector,
-        sem,
-        stats,
-    );
+    let edges = edges_of(&rows, stats);
     memo.vector_edges = Some((edges_key, edges.clone(), stats.clone()));
     memo.vector_rows = Some(VectorRows {
         k: sem.k,

@@ -88,6 +88,38 @@ impl Best {
     }
 }
 
+/// `out[r * ld + j] = a_r . b_j` for each row `a_r` of `a` and `b_j` of `b` (both row-major,
+/// `dim` values a row), through `matrixmultiply::sgemm`. Both [`exact_all_top_k`] and
+/// [`update_exact_top_k`] score pairs here, so the update's scores are the full pass's bits.
+///
+/// # Panics
+/// When `dim` is 0, `ld` is less than `b`'s row count, or `out` cannot hold the rows.
+fn scores_into(a: &[f32], b: &[f32], dim: usize, out: &mut [f32], ld: usize) {
+    let (m, w) = (a.len() / dim, b.len() / dim);
+    assert!(ld >= w && (m == 0 || out.len() >= (m - 1) * ld + w));
+    // SAFETY: `a` is m x dim row-major, `b` is w x dim row-major read as its transpose
+    // (dim x w: row stride 1, column stride dim), `out` holds the m x w cells at row stride
+    // `ld` (asserted above); beta = 0 means `out` is only written.
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            dim,
+            w,
+            1.0,
+            a.as_ptr(),
+            dim as isize,
+            1,
+            b.as_ptr(),
+            1,
+            dim as isize,
+            0.0,
+            out.as_mut_ptr(),
+            ld as isize,
+            1,
+        );
+    }
+}
+
 /// Exact neighbour lists of every row (module docs). Each pair is scored once, by the block of
 /// its smaller row, and offered to both rows: the larger row's list is shared (a lock per row,
 /// taken only for candidates above the row's floor), so the cost is N² · dim / 2
@@ -120,28 +152,7 @@ pub fn exact_all_top_k(vectors: &Vectors, k: usize) -> Vec<Vec<(usize, f32)>> {
             while c0 < n {
                 let w = CANDIDATE_BLOCK.min(n - c0);
                 let bmat = &data[c0 * dim..(c0 + w) * dim];
-                // SAFETY: `a` is m x dim row-major, `bmat` is w x dim row-major read as its
-                // transpose (dim x w: row stride 1, column stride dim), `tile` holds at least
-                // m x w values written row-major with row stride w; all three slices cover
-                // the extents the strides reach, and beta = 0 means `tile` is only written.
-                unsafe {
-                    matrixmultiply::sgemm(
-                        m,
-                        dim,
-                        w,
-                        1.0,
-                        a.as_ptr(),
-                        dim as isize,
-                        1,
-                        bmat.as_ptr(),
-                        1,
-                        dim as isize,
-                        0.0,
-                        tile.as_mut_ptr(),
-                        w as isize,
-                        1,
-                    );
-                }
+                scores_into(a, bmat, dim, &mut tile, w);
                 for (j, f) in col_floor[..w].iter_mut().enumerate() {
                     *f = f32::from_bits(floors[c0 + j].load(Ordering::Relaxed));
                 }
@@ -288,28 +299,7 @@ pub fn update_exact_top_k(
             while c0 < n {
                 let w = CANDIDATE_BLOCK.min(n - c0);
                 let bmat = &data[c0 * dim..(c0 + w) * dim];
-                // SAFETY: as in `exact_all_top_k`: `a` is m x dim row-major, `bmat` w x dim
-                // read as its transpose; the product is written into `out` (m x n, row
-                // stride n) at column c0, whose m x w cells lie inside `out` (c0 + w <= n);
-                // beta = 0 only writes them.
-                unsafe {
-                    matrixmultiply::sgemm(
-                        m,
-                        dim,
-                        w,
-                        1.0,
-                        a.as_ptr(),
-                        dim as isize,
-                        1,
-                        bmat.as_ptr(),
-                        1,
-                        dim as isize,
-                        0.0,
-                        out.as_mut_ptr().add(c0),
-                        n as isize,
-                        1,
-                    );
-                }
+                scores_into(&a, bmat, dim, &mut out[c0..], n);
                 c0 += w;
             }
             block
