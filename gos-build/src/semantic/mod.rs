@@ -46,7 +46,10 @@ use gos_core::index::lexical::{FieldBoosts, LexicalIndex};
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+
+mod terms;
+pub use terms::SpecificTerms;
 
 /// Library size up to which the neighbour search is exact (beyond it, HNSW; see the module
 /// docs): ../shared/docs/toolchain-notes.md measured exact search cheaper than HNSW up to
@@ -103,84 +106,6 @@ pub struct SemanticStats {
     pub edges: usize,
     /// Milliseconds spent.
     pub ms: u64,
-}
-
-/// Stop words left out of [`SpecificTerms`] (short function words and the words every
-/// SKILL.md uses about itself).
-const STOP_WORDS: &[&str] = &[
-    "the", "and", "for", "with", "from", "this", "that", "these", "those", "into", "use", "using",
-    "used", "when", "what", "which", "who", "how", "you", "your", "can", "will", "should", "not",
-    "any", "all", "via", "are", "its", "was", "were", "has", "have", "but", "skill", "skills",
-];
-
-/// The specific terms of every node: lower-case words (letters, digits, `+ # . -`; at least 3
-/// characters with a letter; hyphenated words also give their parts) of the name, description
-/// and headings, stop words out, used by at most `max_df` nodes. Built once: O(total text).
-#[derive(Debug, Clone)]
-pub struct SpecificTerms {
-    terms: Vec<BTreeSet<String>>,
-    df: HashMap<String, usize>,
-}
-
-fn words(text: &str, out: &mut BTreeSet<String>) {
-    let keep = |w: &str| {
-        w.chars().count() >= 3 && w.chars().any(char::is_alphabetic) && !STOP_WORDS.contains(&w)
-    };
-    for w in text
-        .to_lowercase()
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '+' | '#' | '.' | '-')))
-    {
-        let w = w.trim_matches(|c| c == '.' || c == '-');
-        if keep(w) {
-            out.insert(w.to_string());
-        }
-        if w.contains('-') {
-            out.extend(w.split('-').filter(|p| keep(p)).map(str::to_string));
-        }
-    }
-}
-
-impl SpecificTerms {
-    /// Index `nodes` with document-frequency cap `max_df`.
-    pub fn new(nodes: &[SkillNode], max_df: usize) -> Self {
-        let all: Vec<BTreeSet<String>> = nodes
-            .par_iter()
-            .map(|n| {
-                let mut set = BTreeSet::new();
-                words(&n.name.replace(['-', '_'], " "), &mut set);
-                words(&n.description.value, &mut set);
-                for h in &n.headings {
-                    words(h, &mut set);
-                }
-                set
-            })
-            .collect();
-        let mut df: HashMap<String, usize> = HashMap::new();
-        for t in all.iter().flatten() {
-            // A term is cloned once, when first seen.
-            match df.get_mut(t.as_str()) {
-                Some(count) => *count += 1,
-                None => {
-                    df.insert(t.clone(), 1);
-                }
-            }
-        }
-        let terms = all
-            .into_iter()
-            .map(|s| s.into_iter().filter(|t| df[t] <= max_df).collect())
-            .collect();
-        SpecificTerms { terms, df }
-    }
-
-    /// The specific terms `a` and `b` share, rarest first (ties alphabetical).
-    pub fn shared(&self, a: usize, b: usize) -> Vec<&str> {
-        let mut out: Vec<&str> = self.terms[a]
-            .intersection(&self.terms[b])
-            .map(String::as_str)
-            .collect();
-        out.sort_by_key(|t| (self.df[*t], *t));
-        out
-    }
 }
 
 /// The `k` best `(node, similarity)` of each row, best first (ties by node index), self
@@ -380,8 +305,9 @@ pub fn semantic_edges(
 mod tests {
     use super::*;
     use gos_core::Field;
+    use std::collections::BTreeSet;
 
-    fn node(name: &str, description: &str) -> SkillNode {
+    pub(super) fn node(name: &str, description: &str) -> SkillNode {
         SkillNode {
             id: format!("c/{name}"),
             name: name.into(),
@@ -592,18 +518,5 @@ mod tests {
         );
         assert_eq!(edges.len(), 1);
         assert_eq!(stats.mutual_pairs, 1);
-    }
-
-    #[test]
-    fn specific_terms_drop_stop_words_common_words_and_split_hyphens() {
-        let nodes = vec![
-            node("bam-sort", "Sort BAM files with samtools."),
-            node("bam-index", "Index BAM files with samtools."),
-            node("notes", "Write files."),
-        ];
-        let t = SpecificTerms::new(&nodes, 2);
-        // `files` is in 3 nodes; `with` is a stop word; `bam` and `samtools` are in 2.
-        assert_eq!(t.shared(0, 1), vec!["bam", "samtools"]);
-        assert!(t.shared(0, 2).is_empty());
     }
 }
