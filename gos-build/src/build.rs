@@ -351,6 +351,7 @@ pub fn build_library_cached(
             }
         }
     }
+    report.relate.io_alternatives = crate::io_filters::drop_io_between_alternatives(&mut graph);
     end_stage("alternative", &mut report);
     // Workflow edges: explicit sequencing in the bodies; copies of one skill resolve together.
     let copy_groups: Vec<Vec<usize>> = duplicates.as_ref().map_or(Vec::new(), |d| {
@@ -425,18 +426,32 @@ pub fn build_library_cached(
         reused.index_parts_indexed = parts.indexed;
         reused.index_segments_merged = parts.merged;
         progress.finish_stage();
+        // The skill vectors (card view), read once for the io floor and the semantic stage.
+        let vectors = match &dense {
+            Some(info) => Some(Vectors::read(
+                &staging.join(vectors_file(info.view.parts()[0])),
+            )?),
+            None => None,
+        };
+        if let Some(v) = &vectors {
+            report.relate.io_below_cosine = crate::io_filters::drop_io_below_cosine(
+                &mut graph,
+                &nodes,
+                v,
+                opts.relate.io_min_cosine,
+                opts.relate.specific_type_df,
+            );
+        }
         if opts.relate.semantic.k > 0 {
             progress.stage("semantic", None);
             let t = Instant::now();
             let sem = &opts.relate.semantic;
             let mut stats = SemanticStats::default();
-            let edges = match &dense {
-                Some(info) => {
-                    let part = info.view.parts()[0];
-                    let vectors = Vectors::read(&staging.join(vectors_file(part)))?;
+            let edges = match &vectors {
+                Some(vectors) => {
                     stats.method = "vector".into();
                     let memo = cache.map(|c| &c.stages);
-                    vector_semantic(&nodes, &vectors, sem, &mut stats, memo, &mut reused)
+                    vector_semantic(&nodes, vectors, sem, &mut stats, memo, &mut reused)
                 }
                 None => {
                     stats.method = "bm25".into();

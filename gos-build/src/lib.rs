@@ -39,6 +39,7 @@ pub mod dedup;
 pub mod edge_evidence;
 pub mod embed;
 pub mod error;
+pub mod io_filters;
 pub mod llm;
 pub mod normalize;
 pub mod package;

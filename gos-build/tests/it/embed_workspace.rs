@@ -165,3 +165,112 @@ fn dense_and_hybrid_seeds_find_a_paraphrase_that_bm25_misses() {
         .to_string();
     assert!(err.contains("has no skill vectors"), "{err}");
 }
+
+/// Writes `dir/NAME/SKILL.md` with the given description and declared types.
+fn skill(dir: &Path, name: &str, description: &str, inputs: &str, outputs: &str) {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    let text = format!(
+        "---\nname: {name}\ndescription: {description}\ninputs: [{inputs}]\noutputs: [{outputs}]\n---\n\n# {name}\n\n{description}\n"
+    );
+    std::fs::write(d.join("SKILL.md"), text).unwrap();
+}
+
+/// The io edges of a workspace's graph.json as (source, target) pairs, sorted.
+fn io_pairs(ws: &Path) -> Vec<(String, String)> {
+    let g: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ws.join("graph.json")).unwrap()).unwrap();
+    let mut p: Vec<(String, String)> = g["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["provenance"] == "io")
+        .map(|e| {
+            (
+                e["source"].as_str().unwrap().to_string(),
+                e["target"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    p.sort();
+    p
+}
+
+/// Issue 22 item 8: with skill vectors, an io edge between skills of unrelated fields (one
+/// shared common type, card vectors far apart) is dropped, and exactly those below the floor
+/// go. The cosines are the real encoder's, read back from the workspace's vectors.
+#[test]
+fn io_edges_between_unrelated_skills_are_dropped_by_the_cosine_floor() {
+    let Some(model) = model_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("library");
+    skill(
+        &lib,
+        "telescope-log-export",
+        "Export the night's telescope observation log from the observatory control system as CSV.",
+        "",
+        "csv",
+    );
+    skill(
+        &lib,
+        "sales-order-export",
+        "Export the shop's sales orders from the order database as CSV files.",
+        "",
+        "csv",
+    );
+    skill(
+        &lib,
+        "sales-revenue-report",
+        "Summarise sales order CSV files into a monthly revenue report per product.",
+        "csv",
+        "markdown",
+    );
+    let options = |ws: &Path, floor: f32| BuildOptions {
+        force: false,
+        library: lib.clone(),
+        workspace: ws.to_path_buf(),
+        // Three skills make every type rare at the default; `specific_type_df` 1 makes `csv`
+        // (named by all three) a common type, as it is in a real library, and with no rare
+        // type the evidence rule would want shared terms, so it is off here.
+        relate: gos_build::relate::RelateOptions {
+            io_min_cosine: floor,
+            specific_type_df: 1,
+            min_shared_terms: 0,
+            ..Default::default()
+        },
+        embed: Some(EmbedOptions::new(model.clone(), load_workspace_encoder)),
+    };
+    let all_ws = tmp.path().join("all");
+    let all = build_workspace(&options(&all_ws, 0.0), &NoProgress).unwrap();
+    assert_eq!(all.relate.io_below_cosine, 0);
+    let kept_ws = tmp.path().join("kept");
+    let floor = gos_build::io_filters::DEFAULT_IO_MIN_COSINE;
+    let kept = build_workspace(&options(&kept_ws, floor), &NoProgress).unwrap();
+
+    let vectors = Vectors::read(&all_ws.join(vectors_file(TextView::Card))).unwrap();
+    let ws = Workspace::open(&all_ws).unwrap();
+    let row = |id: &str| vectors.row(ws.index_of(id).unwrap()).to_vec();
+    let cosine = |a: &str, b: &str| -> f32 { row(a).iter().zip(row(b)).map(|(x, y)| x * y).sum() };
+    let every = io_pairs(&all_ws);
+    let expected: Vec<(String, String)> = every
+        .iter()
+        .filter(|(a, b)| cosine(a, b) >= floor)
+        .cloned()
+        .collect();
+    assert_eq!(io_pairs(&kept_ws), expected);
+    assert_eq!(
+        kept.relate.io_below_cosine as usize,
+        every.len() - expected.len()
+    );
+    // The fixture's point: the shop export feeds the revenue report, the telescope log does
+    // not, though both write CSV.
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let telescope = pair("telescope-log-export", "sales-revenue-report");
+    let sales = pair("sales-order-export", "sales-revenue-report");
+    assert!(
+        every.contains(&telescope) && every.contains(&sales),
+        "{every:?}"
+    );
+    assert!(cosine(&telescope.0, &telescope.1) < floor);
+    assert_eq!(expected, vec![sales]);
+}

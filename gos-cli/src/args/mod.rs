@@ -257,8 +257,8 @@ pub struct RetrieveArgs {
     /// Write Source paths as absolute paths under the workspace's library root.
     #[arg(help_heading = "Bundle", long)]
     pub absolute_paths: bool,
-    /// Keep one member per near-duplicate group of the workspace (the best-ranked) and list
-    /// the others as its alternates. The default already does this and more (one slot per
+    /// Keep one member per near-duplicate group of the workspace (at the group's best rank,
+    /// the copy the query matches best) and list the others as its alternates. The default already does this and more (one slot per
     /// alternative group, `collapse_alternatives`); `--set collapse_alternatives=false` lets
     /// every copy compete for a slot.
     #[arg(help_heading = "Bundle", long)]

@@ -676,7 +676,7 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         name: "collapse_duplicates",
         aliases: &[],
-        doc: "Keep one member per near-duplicate group (the best-ranked) and list the others as its alternates.",
+        doc: "Keep one member per near-duplicate group (at the group's best rank, the member the query matches best) and list the others as its alternates.",
         unit: Unit::Switch,
         range: Range::Switch,
         category: Category::Bundle,
@@ -692,7 +692,7 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         name: "collapse_alternatives",
         aliases: &[],
-        doc: "Keep one member per alternative group (alternatives.json merged with the near-duplicate groups), the best-ranked, and list the others as its alternates.",
+        doc: "Keep one member per alternative group (alternatives.json merged with the near-duplicate groups): at the group's best rank, the member the query matches best (first-stage score); list the others as its alternates.",
         unit: Unit::Switch,
         range: Range::Switch,
         category: Category::Bundle,

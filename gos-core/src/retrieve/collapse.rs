@@ -1,30 +1,68 @@
-//! Near-duplicate collapse in the ranked list: one member per group, the best-ranked, with the
-//! others as its alternates ([`crate::workspace::duplicates::NodeGroups::collapse`]).
+//! Near-duplicate collapse in the ranked list: one slot per group, at the rank of the group's
+//! best-ranked member, held by the member the query matches best, with the others as its
+//! alternates ([`crate::workspace::duplicates::NodeGroups::collapse`]).
+//!
+//! "Matches best" is the first-stage score ([`RankedSkill::pool_score`]: BM25, cosine or their
+//! fusion), not the final score: the final score adds graph mass, and among copies of one skill
+//! that mass says which copy has more (often wrong) edges, not which copy answers the query
+//! (issue 22 item 2: "the copy the query matches best"; docs/graph-quality.md).
 
 use crate::hydrate::Alternate;
 use crate::rerank::RankedSkill;
 use crate::workspace::Workspace;
-use std::collections::BTreeMap;
+use crate::workspace::duplicates::NodeGroups;
+use std::collections::{BTreeMap, HashMap};
 
 /// Dropped group members per kept node, in rank order (node indices).
 pub type Alternates = BTreeMap<usize, Vec<usize>>;
 
 /// Collapse `ranked` (in final order) to one member per group of `ws`: the alternative
 /// groups merged with the near-duplicate ones when `alternatives`, else the near-duplicate
-/// groups when `duplicates`; the alternates of each kept node. Without groups, or when both
-/// are off, nothing changes.
+/// groups when `duplicates`; the alternates of each kept node. Each group keeps the slot and
+/// the final score of its best-ranked member, held by its member with the highest first-stage
+/// score ([`query_match_first`]). Without groups, or when both are off, nothing changes.
 pub fn collapse(
     ws: &Workspace,
     ranked: &mut Vec<RankedSkill>,
     duplicates: bool,
     alternatives: bool,
 ) -> Alternates {
-    if alternatives {
-        ws.alternative_groups().collapse(ranked, |r| r.node)
+    let groups = if alternatives {
+        ws.alternative_groups()
     } else if duplicates {
-        ws.duplicates().collapse(ranked, |r| r.node)
+        ws.duplicates()
     } else {
-        Alternates::new()
+        return Alternates::new();
+    };
+    query_match_first(groups, ranked);
+    groups.collapse(ranked, |r| r.node)
+}
+
+/// Put, in the first position each group of `groups` holds in `ranked`, the group's member
+/// with the highest [`RankedSkill::pool_score`] (the earlier one on a tie, so a group none of
+/// whose members is in the first-stage pool is left as it is). The two entries swap places but
+/// not final scores, so the list stays in non-increasing score order and the bundle cut sees
+/// the scores it saw before. Cost: O(ranked) with a hash map per group.
+pub fn query_match_first(groups: &NodeGroups, ranked: &mut [RankedSkill]) {
+    let mut first: HashMap<u32, usize> = HashMap::new();
+    let mut best: HashMap<u32, usize> = HashMap::new();
+    for (i, r) in ranked.iter().enumerate() {
+        if let Some(g) = groups.group_of(r.node) {
+            first.entry(g).or_insert(i);
+            let b = best.entry(g).or_insert(i);
+            if r.pool_score > ranked[*b].pool_score {
+                *b = i;
+            }
+        }
+    }
+    for (g, f) in first {
+        let b = best[&g];
+        if b != f {
+            let (score_f, score_b) = (ranked[f].score, ranked[b].score);
+            ranked.swap(f, b);
+            ranked[f].score = score_f;
+            ranked[b].score = score_b;
+        }
     }
 }
 
@@ -64,6 +102,47 @@ pub fn alternates_of(ws: &Workspace, alternates: &Alternates, node: usize) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::duplicates::DuplicateGroups;
+    use std::path::Path;
+
+    /// Group {s1, s3}: s1 ranks second on graph mass, s3 fourth but the query matches it
+    /// better (first-stage 0.6 against 0.2). The group's slot stays second with its score 0.9,
+    /// held by s3; s1 is its alternate. A group no member of which is in the pool ({s2, s4})
+    /// keeps its best-ranked member.
+    #[test]
+    fn the_copy_the_query_matches_best_takes_its_groups_slot() {
+        let stored = DuplicateGroups {
+            method: "test".into(),
+            threshold: 0.7,
+            groups: vec![
+                vec!["s1".into(), "s3".into()],
+                vec!["s2".into(), "s4".into()],
+            ],
+        };
+        let ids = ["s0", "s1", "s2", "s3", "s4"];
+        let groups = NodeGroups::new(&stored, &ids, Path::new("x")).unwrap();
+        let with = |node, score, pool| RankedSkill {
+            pool_score: pool,
+            ..RankedSkill::scored(node, score)
+        };
+        let mut r = vec![
+            with(0, 1.0, 0.9),
+            with(1, 0.9, 0.2),
+            with(2, 0.8, 0.0),
+            with(3, 0.7, 0.6),
+            with(4, 0.6, 0.0),
+        ];
+        query_match_first(&groups, &mut r);
+        let order: Vec<(usize, f64)> = r.iter().map(|x| (x.node, x.score)).collect();
+        assert_eq!(
+            order,
+            vec![(0, 1.0), (3, 0.9), (2, 0.8), (1, 0.7), (4, 0.6)]
+        );
+        let alternates = groups.collapse(&mut r, |x| x.node);
+        let kept: Vec<usize> = r.iter().map(|x| x.node).collect();
+        assert_eq!(kept, vec![0, 3, 2]);
+        assert_eq!(alternates, BTreeMap::from([(3, vec![1]), (2, vec![4])]));
+    }
 
     #[test]
     fn a_skill_with_no_lexical_hit_and_a_cosine_near_zero_is_dropped() {

@@ -80,7 +80,8 @@ pub struct RetrieveOptions {
 pub const DEFAULT_COLLAPSE_DUPLICATES: bool = false;
 
 /// Default [`RetrieveOptions::collapse_alternatives`]: on. A bundle spends one slot per group
-/// of copies and same-job skills, on the copy ranked best, with the others listed as its
+/// of copies and same-job skills, on the copy the query matches best (first-stage score, at the
+/// group's best rank; [`crate::retrieve::collapse::query_match_first`]), with the others listed as its
 /// alternates (issue 22). Measured on DEV with the metrics that count a near-copy of an oracle
 /// as the oracle: bundle recall 0.736 -> 0.753 (hybrid seeds) and 0.758 -> 0.793 (lexical);
 /// the strict metrics, which credit only the labelled copy, fall (docs/graph-quality.md,

@@ -186,7 +186,8 @@ impl NodeGroups {
     }
 
     /// Keep the best-ranked member of each group in `ranked` (in order; `node_of` gives an
-    /// entry's node) and drop the others; returns, per kept node that had any, the dropped
+    /// entry's node; retrieval first moves the copy the query matches best to that place,
+    /// [`crate::retrieve::collapse::query_match_first`]) and drop the others; returns, per kept node that had any, the dropped
     /// members in rank order (its *alternates*). Nodes outside every group are untouched.
     pub fn collapse<T>(
         &self,

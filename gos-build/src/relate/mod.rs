@@ -12,7 +12,10 @@
 //! is counted in [`RelateStats::scored_pairs`]. A pair that reaches the threshold also needs
 //! *specific evidence* ([`crate::edge_evidence`]): a shared type few skills name, or at least
 //! `min_shared_terms` shared rare words of the two names and descriptions (a tool, library or
-//! format); copies of one skill (identical descriptions) are never joined. Each consumer keeps
+//! format); copies of one skill (identical descriptions) and *namesakes* (two skills with one
+//! normalized frontmatter name, `xlsx` and `XLSX`: versions or forks of one skill, not a
+//! producer and its consumer) are never joined, and the build later drops an io edge between
+//! two skills it finds to be alternatives ([`crate::io_filters::drop_io_between_alternatives`]). Each consumer keeps
 //! its best `max_producers` producers; among equal scores, the one with more shared specific
 //! terms, then the smaller id. (Until session 3 the tie went to producers of the consumer's own
 //! collection: on the real library 13 of the 14 DEV oracle pairs joined by an I/O edge came
@@ -76,6 +79,12 @@ pub struct RelateOptions {
     /// rest mostly on a rare type alone (`hdf5`, `sqlite`, `fits`), which a fresh sample
     /// rejected (docs/graph-quality.md, issue 22).
     pub reject_same_stage: bool,
+    /// With skill vectors, least cosine between the two skills' card vectors for an I/O edge
+    /// that rests on common types alone (named by more than `specific_type_df` skills) to
+    /// stay ([`crate::io_filters::drop_io_below_cosine`]); 0 keeps every edge. Default
+    /// [`crate::io_filters::DEFAULT_IO_MIN_COSINE`]. Lexical workspaces have no vectors and
+    /// keep their I/O edges.
+    pub io_min_cosine: f32,
     /// Semantic edges ([`crate::semantic`]).
     pub semantic: crate::semantic::SemanticOptions,
     /// Alternative edges ([`crate::alternative`]).
@@ -94,6 +103,7 @@ impl Default for RelateOptions {
             min_shared_terms: 2,
             term_max_df: 0,
             reject_same_stage: false,
+            io_min_cosine: crate::io_filters::DEFAULT_IO_MIN_COSINE,
             semantic: crate::semantic::SemanticOptions::default(),
             alternative: crate::alternative::AlternativeOptions::default(),
             workflow: crate::workflow::WorkflowOptions::default(),
@@ -119,6 +129,16 @@ pub struct RelateStats {
     /// Pairs above the I/O threshold dropped for lack of specific evidence
     /// ([`crate::edge_evidence`]).
     pub io_without_evidence: u64,
+    /// Pairs above the I/O threshold dropped because both skills carry one normalized name
+    /// (module docs).
+    pub io_namesakes: u64,
+    /// I/O edges dropped because their two skills are joined by an alternative edge
+    /// ([`crate::io_filters::drop_io_between_alternatives`]).
+    pub io_alternatives: u64,
+    /// I/O edges on common types alone dropped because their skills' card vectors are further
+    /// apart than [`RelateOptions::io_min_cosine`] ([`crate::io_filters::drop_io_below_cosine`];
+    /// 0 without vectors).
+    pub io_below_cosine: u64,
     /// Mention edges dropped because the named skill is a hub ([`MAX_MENTION_FAN_IN`]).
     pub mentions_hub: usize,
     /// Mention edges dropped because the mentioner names a list of skills
@@ -149,19 +169,9 @@ pub fn io_edges(
 ) -> Vec<SkillEdge> {
     let n = nodes.len();
     stats.all_pairs = (n as u64) * (n as u64).saturating_sub(1);
-    let mut df: HashMap<&str, usize> = HashMap::new();
+    let df = crate::io_filters::type_frequencies(nodes);
     let mut producers: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, node) in nodes.iter().enumerate() {
-        let types: BTreeSet<&str> = node
-            .inputs
-            .value
-            .iter()
-            .chain(&node.outputs.value)
-            .map(String::as_str)
-            .collect();
-        for t in types {
-            *df.entry(t).or_insert(0) += 1;
-        }
         for t in &node.outputs.value {
             producers.entry(t.as_str()).or_default().push(i);
         }
@@ -182,6 +192,10 @@ pub fn io_edges(
         m => m,
     };
     let evidence = (opts.min_shared_terms > 0).then(|| TermEvidence::new(nodes, term_max_df));
+    let names: Vec<String> = nodes
+        .iter()
+        .map(|n| crate::dedup::normalized_name(&n.name))
+        .collect();
     let mut edges = Vec::new();
     for (c, consumer) in nodes.iter().enumerate() {
         let inputs: BTreeSet<&str> = consumer.inputs.value.iter().map(String::as_str).collect();
@@ -207,6 +221,10 @@ pub fn io_edges(
                 .collect();
             let score = shared.iter().map(|t| idf(t)).sum::<f64>() / denom;
             if score + 1e-12 < opts.threshold {
+                continue;
+            }
+            if !names[c].is_empty() && names[p] == names[c] {
+                stats.io_namesakes += 1;
                 continue;
             }
             let mut note = shared.join(", ");
@@ -363,237 +381,4 @@ fn pool_is_empty(by_name: &HashMap<String, BTreeSet<usize>>, m: &str, c: usize) 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use gos_core::Field;
-
-    fn node(id: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> SkillNode {
-        SkillNode {
-            id: id.into(),
-            name: name.into(),
-            description: Field::default(),
-            capability: Field::default(),
-            inputs: Field::parsed(inputs.iter().map(|s| s.to_string()).collect()),
-            outputs: Field::parsed(outputs.iter().map(|s| s.to_string()).collect()),
-            domain_tags: Field::default(),
-            tooling: Field::default(),
-            example_tasks: Field::default(),
-            entrypoints: Field::default(),
-            headings: vec![],
-            source_path: format!("{id}/SKILL.md"),
-            content_hash: String::new(),
-            warnings: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn io_edges_follow_type_overlap_and_threshold() {
-        let nodes = vec![
-            node("geo/shp", "shp", &["shapefile"], &["geojson"]),
-            node("geo/reproject", "reproject", &["geojson"], &["geojson"]),
-            node("geo/map", "map", &["geojson", "csv"], &["image"]),
-            node("x/plot", "plot", &["csv"], &["image"]),
-        ];
-        let mut stats = RelateStats::default();
-        let no_evidence = RelateOptions {
-            min_shared_terms: 0,
-            ..RelateOptions::default()
-        };
-        let edges = io_edges(&nodes, &no_evidence, &mut stats);
-        let pairs: Vec<(&str, &str)> = edges
-            .iter()
-            .map(|e| (e.source.as_str(), e.target.as_str()))
-            .collect();
-        assert!(pairs.contains(&("geo/shp", "geo/reproject")));
-        // map needs geojson and csv; geojson alone carries idf share below 0.6? df(geojson)=3,
-        // df(csv)=2: idf 0.847 vs 1.099, share 0.435 < 0.6: no edge.
-        assert!(!pairs.iter().any(|p| p.1 == "geo/map"));
-        assert!(stats.scored_pairs < stats.all_pairs);
-        assert!(edges.iter().all(|e| e.weight >= 0.6));
-    }
-
-    fn described(mut n: SkillNode, description: &str) -> SkillNode {
-        n.description = Field::parsed(description.into());
-        n
-    }
-
-    #[test]
-    fn io_edges_need_specific_evidence_beyond_one_generic_type() {
-        let nodes = vec![
-            described(
-                node("m/ffmpeg-trim", "ffmpeg-trim", &[], &["video"]),
-                "Trim clips with ffmpeg x264.",
-            ),
-            described(
-                node("m/ffmpeg-concat", "ffmpeg-concat", &["video"], &[]),
-                "Join clips with ffmpeg x264.",
-            ),
-            described(
-                node("m/gemini-count", "gemini-count", &["video"], &[]),
-                "Count objects in clips with gemini.",
-            ),
-            described(
-                node("n/concat-copy", "concat-copy", &[], &["video"]),
-                "Join clips with ffmpeg x264.",
-            ),
-        ];
-        // `video` is named by 4 nodes: generic at specific_type_df 1; terms used by more than
-        // 3 nodes (`clips`, `with`) are not specific.
-        let opts = RelateOptions {
-            specific_type_df: 1,
-            min_shared_terms: 2,
-            term_max_df: 3,
-            ..RelateOptions::default()
-        };
-        let mut stats = RelateStats::default();
-        let edges = io_edges(&nodes, &opts, &mut stats);
-        let got: Vec<(&str, &str, &str)> = edges
-            .iter()
-            .map(|e| (e.source.as_str(), e.target.as_str(), e.evidence.as_str()))
-            .collect();
-        // trim -> concat share ffmpeg and x264; nothing specific joins the counter; the copy
-        // has the consumer's own description.
-        assert_eq!(
-            got,
-            vec![("m/ffmpeg-trim", "m/ffmpeg-concat", "video; ffmpeg, x264")]
-        );
-        assert_eq!(stats.io_without_evidence, 3);
-        // A rare type is evidence on its own; 0 shared terms turns the requirement off.
-        let rare = RelateOptions {
-            specific_type_df: 4,
-            ..opts
-        };
-        let mut stats = RelateStats::default();
-        assert_eq!(io_edges(&nodes, &rare, &mut stats).len(), 3);
-        let off = RelateOptions {
-            min_shared_terms: 0,
-            ..opts
-        };
-        let mut stats = RelateStats::default();
-        assert_eq!(io_edges(&nodes, &off, &mut stats).len(), 4);
-        assert_eq!(stats.io_without_evidence, 0);
-    }
-
-    #[test]
-    fn io_edges_of_one_stage_are_dropped_and_a_chain_with_three_terms_is_kept() {
-        let nodes = vec![
-            described(
-                node("b/bwa-align", "bwa-align", &["fastq"], &["bam"]),
-                "Align reads with bwa mem2 mapq germline.",
-            ),
-            described(
-                node("b/bowtie-align", "bowtie-align", &["fastq"], &["bam"]),
-                "Align reads with bowtie mapq germline.",
-            ),
-            described(
-                node("b/bam-sort", "bam-sort", &["bam"], &["bam"]),
-                "Sort reads by mapq germline coordinate.",
-            ),
-            described(
-                node("b/coverage", "coverage", &["bam"], &["bed"]),
-                "Depth over reads mapq germline windows.",
-            ),
-        ];
-        let opts = RelateOptions {
-            term_max_df: 4,
-            min_shared_terms: 3,
-            reject_same_stage: true,
-            ..RelateOptions::default()
-        };
-        let mut stats = RelateStats::default();
-        let edges = io_edges(&nodes, &opts, &mut stats);
-        let got: Vec<(&str, &str)> = edges
-            .iter()
-            .map(|e| (e.source.as_str(), e.target.as_str()))
-            .collect();
-        // The aligners feed coverage (bam; germline, mapq, reads); bam-sort consumes and
-        // re-produces bam, so nothing joins it either way (same stage).
-        assert_eq!(
-            got,
-            [
-                ("b/bowtie-align", "b/coverage"),
-                ("b/bwa-align", "b/coverage")
-            ]
-        );
-        assert!(edges[0].evidence.starts_with("bam; "));
-        assert_eq!(stats.io_without_evidence, 3);
-    }
-
-    #[test]
-    fn mention_hubs_and_deprecated_skills_lose_their_edges_and_specialisations_turn() {
-        let mut nodes = vec![
-            node("c/hub", "hub", &[], &[]),
-            described(node("c/old", "old", &[], &[]), "[DEPRECATED - use new]"),
-            node("c/zod", "zod", &[], &[]),
-            node("c/react-hook-form-zod", "react-hook-form-zod", &[], &[]),
-        ];
-        let mut mentions = vec![vec![], vec![], vec!["react-hook-form-zod".into()], vec![]];
-        for i in 0..=MAX_MENTION_FAN_IN {
-            nodes.push(node(&format!("c/user-{i}"), &format!("user-{i}"), &[], &[]));
-            mentions.push(if i == 0 {
-                vec!["hub".into(), "old".into()]
-            } else {
-                vec!["hub".into()]
-            });
-        }
-        let mut stats = RelateStats::default();
-        let edges = mention_edges(&nodes, &mentions, &mut stats);
-        let got: Vec<(&str, &str, &str)> = edges
-            .iter()
-            .map(|e| (e.source.as_str(), e.target.as_str(), e.evidence.as_str()))
-            .collect();
-        assert_eq!(
-            got,
-            vec![(
-                "c/zod",
-                "c/react-hook-form-zod",
-                "`react-hook-form-zod` skill, which specialises it"
-            )]
-        );
-        assert_eq!(stats.mentions_hub, MAX_MENTION_FAN_IN + 1);
-        assert_eq!(stats.mentions_deprecated, 1);
-        assert_eq!(stats.mentions_reversed, 1);
-        // A body naming more than MAX_MENTION_FAN_OUT skills is a list: no edge.
-        let nodes: Vec<SkillNode> = (0..=MAX_MENTION_FAN_OUT + 1)
-            .map(|i| node(&format!("c/s{i}"), &format!("s{i}"), &[], &[]))
-            .collect();
-        let mut mentions = vec![Vec::new(); nodes.len()];
-        mentions[0] = (1..nodes.len()).map(|i| format!("s{i}")).collect();
-        mentions[1] = vec!["s2".into()];
-        let mut stats = RelateStats::default();
-        let edges = mention_edges(&nodes, &mentions, &mut stats);
-        assert_eq!(edges.len(), 1);
-        assert_eq!(
-            (edges[0].source.as_str(), edges[0].target.as_str()),
-            ("c/s2", "c/s1")
-        );
-        assert_eq!(stats.mentions_list, MAX_MENTION_FAN_OUT + 1);
-    }
-
-    #[test]
-    fn ambiguous_mentions_link_nothing_whatever_the_collection_and_common_words_are_skipped() {
-        let nodes = vec![
-            node("docs/pdf", "pdf", &[], &[]),
-            node("sci/pdf", "pdf", &[], &[]),
-            node("docs/invoice", "invoice", &[], &[]),
-            node("other/thing", "thing", &[], &[]),
-        ];
-        // docs/invoice names `pdf` (two skills, one in its own collection: still ambiguous),
-        // `skill` (a common word) and `thing` (one skill, in another collection).
-        let mentions = vec![
-            vec![],
-            vec![],
-            vec!["pdf".into(), "skill".into(), "thing".into()],
-            vec!["pdf".into()],
-        ];
-        let mut stats = RelateStats::default();
-        let edges = mention_edges(&nodes, &mentions, &mut stats);
-        assert_eq!(edges.len(), 1);
-        assert_eq!(
-            (edges[0].source.as_str(), edges[0].target.as_str()),
-            ("other/thing", "docs/invoice")
-        );
-        assert_eq!(stats.mentions_common_word, 1);
-        assert_eq!(stats.mentions_ambiguous, 2);
-    }
-}
+mod tests;
