@@ -12,9 +12,10 @@
 //! is counted in [`RelateStats::scored_pairs`]. A pair that reaches the threshold also needs
 //! *specific evidence* ([`crate::edge_evidence`]): a shared type few skills name, or at least
 //! `min_shared_terms` shared rare words of the two names and descriptions (a tool, library or
-//! format); copies of one skill (identical descriptions) and *namesakes* (two skills with one
+//! format); copies of one skill (identical descriptions), *namesakes* (two skills with one
 //! normalized frontmatter name, `xlsx` and `XLSX`: versions or forks of one skill, not a
-//! producer and its consumer) are never joined, and the build later drops an io edge between
+//! producer and its consumer) and skills of one kind ([`same_kind`]: `elevenlabs-tts`,
+//! `voice-ai-tts`) are never joined, and the build later drops an io edge between
 //! two skills it finds to be alternatives ([`crate::io_filters::drop_io_between_alternatives`]). Each consumer keeps
 //! its best `max_producers` producers; among equal scores, the one with more shared specific
 //! terms, then the smaller id. (Until session 3 the tie went to producers of the consumer's own
@@ -132,6 +133,9 @@ pub struct RelateStats {
     /// Pairs above the I/O threshold dropped because both skills carry one normalized name
     /// (module docs).
     pub io_namesakes: u64,
+    /// Pairs above the I/O threshold dropped because both names end in the same word
+    /// ([`same_kind`]).
+    pub io_same_kind: u64,
     /// I/O edges dropped because their two skills are joined by an alternative edge
     /// ([`crate::io_filters::drop_io_between_alternatives`]).
     pub io_alternatives: u64,
@@ -227,6 +231,10 @@ pub fn io_edges(
                 stats.io_namesakes += 1;
                 continue;
             }
+            if same_kind(&names[p], &names[c]) {
+                stats.io_same_kind += 1;
+                continue;
+            }
             let mut note = shared.join(", ");
             let mut n_terms = 0;
             if let Some(ev) = &evidence {
@@ -271,6 +279,26 @@ pub fn io_edges(
         }
     }
     edges
+}
+
+/// Whether two normalized names (lower-case words joined by `-`, `a-b-c`) end in the same
+/// word, digits left out: `elevenlabs-tts` and `voice-ai-tts`, `hisat2-alignment` and
+/// `bwa-alignment`, `scientific-slides` and `frontend-slides`. A name's last word names the
+/// skill's kind, and two skills of one kind are alternatives or siblings, not a producer and
+/// its consumer. In the issue-22 read samples (200 io edges) 1 of the 19 such pairs was
+/// acceptable against 51 of the other 181, and a sample of the pairs the rule drops found none
+/// of 25 acceptable (docs/graph-quality.md, session 15). Names with no word other than digits
+/// never match.
+pub fn same_kind(a: &str, b: &str) -> bool {
+    let head = |n: &str| {
+        n.rsplit('-')
+            .find(|w| !w.is_empty() && !w.bytes().all(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+    };
+    match (head(a), head(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
 }
 
 /// Mention edges: `mentions[i]` are the names node `i` mentions as skills.

@@ -261,3 +261,39 @@ fn namesakes_are_not_each_others_prerequisite() {
     // a -> b and b -> a, each scored 1.0 and dropped.
     assert_eq!(stats.io_namesakes, 2);
 }
+
+/// Names ending in the same word are two skills of one kind: `elevenlabs-tts` and
+/// `voice-ai-tts` are not producer and consumer; `audio-extract` and `voice-ai-tts` are.
+/// Trailing digits are not a kind (`xlsx-2` ends in `xlsx`), and names of digits alone never
+/// match.
+#[test]
+fn skills_of_one_kind_are_not_each_others_prerequisite() {
+    assert!(same_kind("elevenlabs-tts", "voice-ai-tts"));
+    assert!(same_kind(
+        "bio-read-alignment-hisat2-alignment",
+        "bwa-alignment"
+    ));
+    assert!(same_kind("xlsx-2", "xlsx"));
+    assert!(!same_kind("long-read-qc", "long-read-alignment"));
+    assert!(!same_kind("2", "2"));
+    assert!(!same_kind("", "tts"));
+    let nodes = vec![
+        node("a/elevenlabs-tts", "elevenlabs-tts", &[], &["audio"]),
+        node("b/audio-extract", "audio-extract", &["video"], &["audio"]),
+        node("c/voice-ai-tts", "voice-ai-tts", &["audio"], &["audio"]),
+    ];
+    let no_evidence = RelateOptions {
+        min_shared_terms: 0,
+        ..RelateOptions::default()
+    };
+    let mut stats = RelateStats::default();
+    let pairs: Vec<(String, String)> = io_edges(&nodes, &no_evidence, &mut stats)
+        .into_iter()
+        .map(|e| (e.source, e.target))
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![("b/audio-extract".to_string(), "c/voice-ai-tts".to_string())]
+    );
+    assert_eq!(stats.io_same_kind, 1);
+}
