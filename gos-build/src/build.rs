@@ -16,7 +16,7 @@ use crate::semantic::SemanticStats;
 use crate::stage_cache::{bm25_semantic, lock, vector_semantic};
 use crate::workflow::workflow_edges_cached;
 use gos_core::SkillGraph;
-use gos_core::index::dense::{Vectors, vectors_file};
+use gos_core::index::dense::{TextView, Vectors, vectors_file};
 use gos_core::index::lexical::{LexicalDoc, LexicalIndex, PartStats, SegmentLayout};
 use gos_core::workspace::duplicates::DUPLICATES_FILE;
 use gos_core::workspace::lock::{BuildLock, LockHolder};
@@ -292,14 +292,21 @@ pub fn build_library_cached(
             decls[i] = d;
         }
     }
+    // Declared, then mention edges before the io rule's: an edge of the same pair and type
+    // that a body states is never hidden behind an inferred one (the io filters below may
+    // remove the io edge; the statement must survive).
     let mut edges = declared_edges(&nodes, &decls, &mut report.declared);
-    edges.extend(io_edges(&nodes, &opts.relate, &mut stats));
     let mentions: Vec<Vec<String>> = normalized.iter().map(|n| n.mentions.clone()).collect();
     edges.extend(mention_edges(&nodes, &mentions, &mut stats));
+    edges.extend(io_edges(&nodes, &opts.relate, &mut stats));
     let mut graph = SkillGraph::new(nodes.iter().map(|n| n.id.clone()));
     for e in edges {
         graph.add_edge(e);
     }
+    // The io edges that rest on common types alone, judged on the parsed types the io rule
+    // read (LLM completion may change the types later).
+    let weak_io =
+        crate::io_filters::common_type_io_pairs(&graph, &nodes, opts.relate.specific_type_df);
     let common_types: std::collections::BTreeSet<String> =
         stats.generic_types.keys().cloned().collect();
     let max_type_df = match opts.relate.max_type_df {
@@ -426,20 +433,21 @@ pub fn build_library_cached(
         reused.index_parts_indexed = parts.indexed;
         reused.index_segments_merged = parts.merged;
         progress.finish_stage();
-        // The skill vectors (card view), read once for the io floor and the semantic stage.
+        // The skill vectors, read once for the io floor and the semantic stage. The floor was
+        // set on card-view cosines, so other views leave the io edges alone.
         let vectors = match &dense {
-            Some(info) => Some(Vectors::read(
-                &staging.join(vectors_file(info.view.parts()[0])),
-            )?),
+            Some(info) => Some((
+                info.view.parts()[0],
+                Vectors::read(&staging.join(vectors_file(info.view.parts()[0])))?,
+            )),
             None => None,
         };
-        if let Some(v) = &vectors {
+        if let Some((TextView::Card, v)) = &vectors {
             report.relate.io_below_cosine = crate::io_filters::drop_io_below_cosine(
                 &mut graph,
-                &nodes,
                 v,
                 opts.relate.io_min_cosine,
-                opts.relate.specific_type_df,
+                &weak_io,
             );
         }
         if opts.relate.semantic.k > 0 {
@@ -447,7 +455,7 @@ pub fn build_library_cached(
             let t = Instant::now();
             let sem = &opts.relate.semantic;
             let mut stats = SemanticStats::default();
-            let edges = match &vectors {
+            let edges = match vectors.as_ref().map(|(_, v)| v) {
                 Some(vectors) => {
                     stats.method = "vector".into();
                     let memo = cache.map(|c| &c.stages);

@@ -4,12 +4,13 @@
 //! (docs/graph-quality.md):
 //!
 //! - **alternatives**: two copies, or two skills that do the same job, are not each other's
-//!   prerequisite; once the alternative edges exist, an io edge between the same two skills
-//!   goes ([`drop_io_between_alternatives`]);
+//!   prerequisite; once the deterministic alternative edges exist (near-duplicates and the
+//!   same-job rule; an LLM's alternatives come later and are not consulted), an io edge
+//!   between the same two skills goes ([`drop_io_between_alternatives`]);
 //! - **unrelated fields**: a common type both skills name (`csv`, `log`, `image`) joins skills
-//!   of fields that have nothing to do with each other; with skill vectors, an io edge that
-//!   rests on common types alone and whose two skills' card vectors are far apart goes
-//!   ([`drop_io_below_cosine`]).
+//!   of fields that have nothing to do with each other; with card-view skill vectors, an io
+//!   edge that rests on common types alone ([`common_type_io_pairs`]) and whose two skills'
+//!   vectors are far apart goes ([`drop_io_below_cosine`]).
 //!
 //! Declared, mention and workflow edges are the text's own statements and are never touched.
 
@@ -39,57 +40,69 @@ pub fn drop_io_between_alternatives(graph: &mut SkillGraph) -> u64 {
 
 /// Default [`crate::relate::RelateOptions::io_min_cosine`]: 0.37, from the issue-22 read
 /// samples of io edges on the real library. In the sample drawn with `random.seed(1414)` every
-/// edge below it was rejected (9 of 50: `setup -> flyio-cli` on `log`, `mageck-analysis ->
-/// edna-metabarcoding` on `fastq`, `astropy -> hibernate-upgrade` on a misread `hdf5`) and the
-/// least similar accepted one sat at 0.376; the floor was set there and then checked on a
+/// edge below it was rejected (9 of 50, 7 of them on common types: `setup -> flyio-cli` on
+/// `log`, `mageck-analysis -> edna-metabarcoding` on `fastq`) and the least similar accepted
+/// one sat at 0.376; the floor was set there and then checked on a
 /// fresh sample (`random.seed(2612)`, read before its cosines were computed): below it lay 6
 /// rejected edges and 1 accepted (`azure-ai -> meeting-minutes`, 0.18, on the rare type
 /// `transcript`). docs/graph-quality.md, session 15.
 pub const DEFAULT_IO_MIN_COSINE: f32 = 0.37;
 
-/// Drop every I/O dependency edge that rests on common types alone and joins two skills whose
-/// vectors (rows of `vectors`, in node order, L2-normalized) have a cosine below `floor`. The
-/// edge's types are the producer's outputs that the consumer takes in; a type is *common*
-/// when more than `specific_type_df` of `nodes` name it as input or output
+/// The io edges of `graph` (as `(producer, consumer)` node indices) that rest on common types
+/// alone: every type the producer outputs and the consumer takes in is named, as input or
+/// output, by more than `specific_type_df` of `nodes`
 /// ([`crate::relate::RelateOptions::specific_type_df`]: `csv`, `image`, `log`, `fastq` on the
-/// real library). A common type is weak evidence on its own, and a far-apart pair of skills
-/// shows that the two use it in unrelated fields; a rare type (`geojson`, `seismic-waveform`)
-/// already ties the two to one field, and a prerequisite need not sound like its consumer (a
-/// shapefile reader and a choropleth map score 0.32), so those edges stay whatever the
-/// cosine. Other edge kinds stay. Returns how many were dropped; `floor` ≤ 0 drops none.
-/// Cost: O(nodes x types + io edges x (types + dimension)).
+/// real library). Call it on the types the io rule read, before any later stage changes them.
+/// Cost: O(nodes x types + io edges x types).
+pub fn common_type_io_pairs(
+    graph: &SkillGraph,
+    nodes: &[SkillNode],
+    specific_type_df: usize,
+) -> HashSet<(usize, usize)> {
+    let df = type_frequencies(nodes);
+    graph
+        .indexed_edges()
+        .filter(|(_, _, e)| e.provenance == EdgeProvenance::Io)
+        .filter(|&(p, c, _)| {
+            nodes[p]
+                .outputs
+                .value
+                .iter()
+                .filter(|t| nodes[c].inputs.value.contains(t))
+                .all(|t| df.get(t.as_str()).is_some_and(|&d| d > specific_type_df))
+        })
+        .map(|(p, c, _)| (p, c))
+        .collect()
+}
+
+/// Drop every io edge among `weak` ([`common_type_io_pairs`]) whose two skills' card vectors
+/// (rows of `vectors`, in node order, L2-normalized) have a cosine below `floor`. A common type
+/// is weak evidence on its own, and a far-apart pair shows that the two use it in unrelated
+/// fields; a rare type (`geojson`, `seismic-waveform`) already ties the two to one field, and a
+/// prerequisite need not sound like its consumer (a shapefile reader and a choropleth map score
+/// 0.32), so those edges stay whatever the cosine. Other edge kinds stay. Returns how many were
+/// dropped; `floor` ≤ 0 drops none. Cost: O(edges + weak x dimension).
 ///
 /// # Panics
-/// When `vectors` or `nodes` has fewer rows than `graph` has nodes.
+/// When `vectors` has fewer rows than `graph` has nodes.
 pub fn drop_io_below_cosine(
     graph: &mut SkillGraph,
-    nodes: &[SkillNode],
     vectors: &Vectors,
     floor: f32,
-    specific_type_df: usize,
+    weak: &HashSet<(usize, usize)>,
 ) -> u64 {
-    if floor <= 0.0 {
+    if floor <= 0.0 || weak.is_empty() {
         return 0;
     }
     assert!(
-        vectors.len() >= graph.node_count() && nodes.len() >= graph.node_count(),
-        "one vector and one node per skill: {} vectors and {} nodes for {} skills",
+        vectors.len() >= graph.node_count(),
+        "one vector per skill: {} vectors for {} skills",
         vectors.len(),
-        nodes.len(),
         graph.node_count()
     );
-    let df = type_frequencies(nodes);
-    let common_only = |p: usize, c: usize| {
-        nodes[p]
-            .outputs
-            .value
-            .iter()
-            .filter(|t| nodes[c].inputs.value.contains(t))
-            .all(|t| df.get(t.as_str()).is_some_and(|&d| d > specific_type_df))
-    };
     graph.retain_edges(|s, t, e| {
         e.provenance != EdgeProvenance::Io
-            || !common_only(s, t)
+            || !weak.contains(&(s, t))
             || dot(vectors.row(s), vectors.row(t)) >= floor
     }) as u64
 }
@@ -218,7 +231,10 @@ mod tests {
             }
             g
         };
-        let drop = |g: &mut SkillGraph, floor| drop_io_below_cosine(g, &nodes, &v, floor, 3);
+        let weak = common_type_io_pairs(&build(), &nodes, 3);
+        // a -> b and a -> c rest on `csv` alone; a -> d shares `geojson` too; c -> b is declared.
+        assert_eq!(weak, HashSet::from([(0, 1), (0, 2)]));
+        let drop = |g: &mut SkillGraph, floor| drop_io_below_cosine(g, &v, floor, &weak);
         let mut g = build();
         assert_eq!(drop(&mut g, DEFAULT_IO_MIN_COSINE), 1);
         assert_eq!(
@@ -236,7 +252,9 @@ mod tests {
         let mut g = build();
         assert_eq!(drop(&mut g, 0.7), 2);
         let mut g = build();
-        assert_eq!(drop_io_below_cosine(&mut g, &nodes, &v, 0.7, 4), 0);
+        let none = common_type_io_pairs(&g, &nodes, 4);
+        assert!(none.is_empty());
+        assert_eq!(drop_io_below_cosine(&mut g, &v, 0.7, &none), 0);
         assert_eq!(type_frequencies(&nodes)["csv"], 4);
     }
 }

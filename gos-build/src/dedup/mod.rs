@@ -99,7 +99,7 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// `name` as lower-cased words joined by `-` (`Senior ML_Engineer` -> `senior-ml-engineer`).
-pub(crate) fn normalized_name(name: &str) -> String {
+fn normalized_name(name: &str) -> String {
     words(name).collect::<Vec<_>>().join("-")
 }
 

@@ -80,8 +80,8 @@ pub struct RelateOptions {
     /// rest mostly on a rare type alone (`hdf5`, `sqlite`, `fits`), which a fresh sample
     /// rejected (docs/graph-quality.md, issue 22).
     pub reject_same_stage: bool,
-    /// With skill vectors, least cosine between the two skills' card vectors for an I/O edge
-    /// that rests on common types alone (named by more than `specific_type_df` skills) to
+    /// With card-view skill vectors, least cosine between the two skills' vectors for an I/O
+    /// edge that rests on common types alone (named by more than `specific_type_df` skills) to
     /// stay ([`crate::io_filters::drop_io_below_cosine`]); 0 keeps every edge. Default
     /// [`crate::io_filters::DEFAULT_IO_MIN_COSINE`]. Lexical workspaces have no vectors and
     /// keep their I/O edges.
@@ -196,10 +196,7 @@ pub fn io_edges(
         m => m,
     };
     let evidence = (opts.min_shared_terms > 0).then(|| TermEvidence::new(nodes, term_max_df));
-    let names: Vec<String> = nodes
-        .iter()
-        .map(|n| crate::dedup::normalized_name(&n.name))
-        .collect();
+    let names: Vec<String> = nodes.iter().map(|n| name_key(&n.name)).collect();
     let mut edges = Vec::new();
     for (c, consumer) in nodes.iter().enumerate() {
         let inputs: BTreeSet<&str> = consumer.inputs.value.iter().map(String::as_str).collect();
@@ -231,7 +228,7 @@ pub fn io_edges(
                 stats.io_namesakes += 1;
                 continue;
             }
-            if same_kind(&names[p], &names[c]) {
+            if same_kind(&nodes[p].name, &consumer.name) {
                 stats.io_same_kind += 1;
                 continue;
             }
@@ -281,21 +278,52 @@ pub fn io_edges(
     edges
 }
 
-/// Whether two normalized names (lower-case words joined by `-`, `a-b-c`) end in the same
-/// word, digits left out: `elevenlabs-tts` and `voice-ai-tts`, `hisat2-alignment` and
-/// `bwa-alignment`, `scientific-slides` and `frontend-slides`. A name's last word names the
-/// skill's kind, and two skills of one kind are alternatives or siblings, not a producer and
-/// its consumer. In the issue-22 read samples (200 io edges) 1 of the 19 such pairs was
-/// acceptable against 51 of the other 181, and a sample of the pairs the rule drops found none
-/// of 25 acceptable (docs/graph-quality.md, session 15). Names with no word other than digits
-/// never match.
+/// A skill name for the namesake test: its lower-cased (Unicode) alphanumeric words joined by
+/// `-` (`PDF_Processing` and `pdf-processing` agree; `图片-ocr` and `文档-ocr` do not).
+fn name_key(name: &str) -> String {
+    name.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// Endings that name no kind: a skill's version or edition (`docx-official`, `foo-skill`).
+const KINDLESS_ENDINGS: &[&str] = &["official", "skill", "skills", "latest"];
+
+/// Whether two skill names end in the same word, a word being a maximal run of (Unicode)
+/// alphanumeric characters, lower-cased: `elevenlabs-tts` and `voice-ai-tts`,
+/// `hisat2-alignment` and `bwa-alignment`, `scientific-slides` and `frontend-slides`. A name's
+/// last word names the skill's kind, and two skills of one kind are alternatives or siblings,
+/// not a producer and its consumer. In the issue-22 read samples (200 io edges) 1 of the 20
+/// such pairs was acceptable against 51 of the other 180, and a sample of the pairs the rule
+/// drops found none of 25 acceptable (docs/graph-quality.md, session 15).
+///
+/// Endings that name no kind are passed over: numbers and versions (`xlsx-2`, `docx-v2`) and
+/// editions (`official`, `skill`, `skills`, `latest`). A converter's name ends in its output
+/// format (`html-to-pdf`), so a name with the word `to` is never of one kind with another
+/// (`html-to-pdf` feeds `merge-pdf`). Names with no kind word never match.
 pub fn same_kind(a: &str, b: &str) -> bool {
-    let head = |n: &str| {
-        n.rsplit('-')
-            .find(|w| !w.is_empty() && !w.bytes().all(|c| c.is_ascii_digit()))
-            .map(str::to_string)
-    };
-    match (head(a), head(b)) {
+    fn kind(name: &str) -> Option<String> {
+        let lower = name.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.contains(&"to") {
+            return None;
+        }
+        let version = |w: &str| {
+            w.chars().all(|c| c.is_ascii_digit())
+                || (w.len() > 1 && w.starts_with('v') && w[1..].chars().all(|c| c.is_ascii_digit()))
+        };
+        words
+            .iter()
+            .rev()
+            .find(|w| !version(w) && !KINDLESS_ENDINGS.contains(w))
+            .map(|w| w.to_string())
+    }
+    match (kind(a), kind(b)) {
         (Some(x), Some(y)) => x == y,
         _ => false,
     }

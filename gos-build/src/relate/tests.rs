@@ -264,8 +264,9 @@ fn namesakes_are_not_each_others_prerequisite() {
 
 /// Names ending in the same word are two skills of one kind: `elevenlabs-tts` and
 /// `voice-ai-tts` are not producer and consumer; `audio-extract` and `voice-ai-tts` are.
-/// Trailing digits are not a kind (`xlsx-2` ends in `xlsx`), and names of digits alone never
-/// match.
+/// Versions and editions are not a kind (`xlsx-2` ends in `xlsx`, `docx-official` in `docx`),
+/// converters (`html-to-pdf`) are of no kind, names of digits alone never match, and words are
+/// Unicode (`图片` and `文档` differ).
 #[test]
 fn skills_of_one_kind_are_not_each_others_prerequisite() {
     assert!(same_kind("elevenlabs-tts", "voice-ai-tts"));
@@ -274,6 +275,11 @@ fn skills_of_one_kind_are_not_each_others_prerequisite() {
         "bwa-alignment"
     ));
     assert!(same_kind("xlsx-2", "xlsx"));
+    assert!(same_kind("docx-v2", "docx"));
+    assert!(same_kind("图片-ocr", "文档-ocr"));
+    assert!(!same_kind("图片", "文档"));
+    assert!(!same_kind("docx-official", "xlsx-official"));
+    assert!(!same_kind("html-to-pdf", "merge-pdf"));
     assert!(!same_kind("long-read-qc", "long-read-alignment"));
     assert!(!same_kind("2", "2"));
     assert!(!same_kind("", "tts"));

@@ -225,10 +225,13 @@ fn show_and_export_on_the_fixtures() {
                     .into(),
                 1.0
             ),
+            // The same body names the skill, so the dependency is the mention's: mention
+            // edges are added before the io rule's, which would otherwise hide it (the io
+            // edge of the pair, on `geojson`, was here until session 15).
             (
                 "geo/choropleth-map".into(),
-                "io".into(),
-                "geojson".into(),
+                "mention".into(),
+                "`geojson-reproject` skill".into(),
                 1.0
             ),
             (

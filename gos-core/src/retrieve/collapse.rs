@@ -40,28 +40,35 @@ pub fn collapse(
 
 /// Put, in the first position each group of `groups` holds in `ranked`, the group's member
 /// with the highest [`RankedSkill::pool_score`] (the earlier one on a tie, so a group none of
-/// whose members is in the first-stage pool is left as it is). The two entries swap places but
-/// not final scores, so the list stays in non-increasing score order and the bundle cut sees
-/// the scores it saw before. Cost: O(ranked) with a hash map per group.
+/// whose members is in the first-stage pool is left as it is); the group's other members move
+/// one group position down, keeping their order, so the alternates stay in rank order. Final
+/// scores stay with the positions, so the list stays in non-increasing score order and the
+/// bundle cut sees the scores it saw before; entries outside the group do not move. Cost:
+/// O(ranked) with a hash map per group.
 pub fn query_match_first(groups: &NodeGroups, ranked: &mut [RankedSkill]) {
-    let mut first: HashMap<u32, usize> = HashMap::new();
+    let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
     let mut best: HashMap<u32, usize> = HashMap::new();
     for (i, r) in ranked.iter().enumerate() {
         if let Some(g) = groups.group_of(r.node) {
-            first.entry(g).or_insert(i);
+            positions.entry(g).or_default().push(i);
             let b = best.entry(g).or_insert(i);
             if r.pool_score > ranked[*b].pool_score {
                 *b = i;
             }
         }
     }
-    for (g, f) in first {
+    for (g, at) in positions {
         let b = best[&g];
-        if b != f {
-            let (score_f, score_b) = (ranked[f].score, ranked[b].score);
-            ranked.swap(f, b);
-            ranked[f].score = score_f;
-            ranked[b].score = score_b;
+        let Some(k) = at.iter().position(|&i| i == b).filter(|&k| k > 0) else {
+            continue;
+        };
+        let scores: Vec<f64> = at[..=k].iter().map(|&i| ranked[i].score).collect();
+        // Bubble the best member up through the group's positions only.
+        for j in (1..=k).rev() {
+            ranked.swap(at[j], at[j - 1]);
+        }
+        for (&i, score) in at[..=k].iter().zip(scores) {
+            ranked[i].score = score;
         }
     }
 }
@@ -105,21 +112,22 @@ mod tests {
     use crate::workspace::duplicates::DuplicateGroups;
     use std::path::Path;
 
-    /// Group {s1, s3}: s1 ranks second on graph mass, s3 fourth but the query matches it
-    /// better (first-stage 0.6 against 0.2). The group's slot stays second with its score 0.9,
-    /// held by s3; s1 is its alternate. A group no member of which is in the pool ({s2, s4})
-    /// keeps its best-ranked member.
+    /// Group {s1, s3, s5}: s1 ranks second on graph mass, s5 sixth but the query matches it
+    /// best (first-stage 0.6 against 0.2 and 0.1). The group's slot stays second with its
+    /// score 0.9, held by s5; s1 and s3 are its alternates, in rank order. A group no member of
+    /// which is in the pool ({s2, s4}) keeps its best-ranked member. Entries outside the group
+    /// keep their places and scores.
     #[test]
     fn the_copy_the_query_matches_best_takes_its_groups_slot() {
         let stored = DuplicateGroups {
             method: "test".into(),
             threshold: 0.7,
             groups: vec![
-                vec!["s1".into(), "s3".into()],
+                vec!["s1".into(), "s3".into(), "s5".into()],
                 vec!["s2".into(), "s4".into()],
             ],
         };
-        let ids = ["s0", "s1", "s2", "s3", "s4"];
+        let ids = ["s0", "s1", "s2", "s3", "s4", "s5"];
         let groups = NodeGroups::new(&stored, &ids, Path::new("x")).unwrap();
         let with = |node, score, pool| RankedSkill {
             pool_score: pool,
@@ -129,19 +137,20 @@ mod tests {
             with(0, 1.0, 0.9),
             with(1, 0.9, 0.2),
             with(2, 0.8, 0.0),
-            with(3, 0.7, 0.6),
+            with(3, 0.7, 0.1),
             with(4, 0.6, 0.0),
+            with(5, 0.5, 0.6),
         ];
         query_match_first(&groups, &mut r);
         let order: Vec<(usize, f64)> = r.iter().map(|x| (x.node, x.score)).collect();
         assert_eq!(
             order,
-            vec![(0, 1.0), (3, 0.9), (2, 0.8), (1, 0.7), (4, 0.6)]
+            vec![(0, 1.0), (5, 0.9), (2, 0.8), (1, 0.7), (4, 0.6), (3, 0.5)]
         );
         let alternates = groups.collapse(&mut r, |x| x.node);
         let kept: Vec<usize> = r.iter().map(|x| x.node).collect();
-        assert_eq!(kept, vec![0, 3, 2]);
-        assert_eq!(alternates, BTreeMap::from([(3, vec![1]), (2, vec![4])]));
+        assert_eq!(kept, vec![0, 5, 2]);
+        assert_eq!(alternates, BTreeMap::from([(5, vec![1, 3]), (2, vec![4])]));
     }
 
     #[test]
