@@ -129,6 +129,7 @@ pub fn type_frequencies(nodes: &[SkillNode]) -> HashMap<&str, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::relate::tests::node;
     use gos_core::SkillEdge;
 
     fn edge(s: &str, t: &str, ty: EdgeType, prov: EdgeProvenance) -> SkillEdge {
@@ -178,26 +179,6 @@ mod tests {
         assert_eq!(drop_io_between_alternatives(&mut g.clone()), 0);
     }
 
-    fn typed(id: &str, inputs: &[&str], outputs: &[&str]) -> SkillNode {
-        let list = |v: &[&str]| gos_core::Field::parsed(v.iter().map(|t| t.to_string()).collect());
-        SkillNode {
-            id: id.into(),
-            name: id.into(),
-            description: gos_core::Field::default(),
-            capability: gos_core::Field::default(),
-            inputs: list(inputs),
-            outputs: list(outputs),
-            domain_tags: gos_core::Field::default(),
-            tooling: gos_core::Field::default(),
-            example_tasks: gos_core::Field::default(),
-            entrypoints: gos_core::Field::default(),
-            headings: vec![],
-            source_path: format!("{id}/SKILL.md"),
-            content_hash: String::new(),
-            warnings: Vec::new(),
-        }
-    }
-
     /// Unit vectors at known angles: a·b = 0.6, a·c = 0.2, a·d = 0.1, b·c = 0.12. `csv` is
     /// named by four skills (common at `specific_type_df` 3), `geojson` by two (rare). At the
     /// floor 0.37: a -> c on `csv` goes; a -> b on `csv` stays (close); a -> d on `geojson`
@@ -214,10 +195,10 @@ mod tests {
         let hashes = vec![String::new(); rows.len()];
         let v = Vectors::from_rows("test-model".into(), "card".into(), 3, rows, hashes).unwrap();
         let nodes = vec![
-            typed("a", &[], &["csv", "geojson"]),
-            typed("b", &["csv"], &[]),
-            typed("c", &["csv"], &["csv"]),
-            typed("d", &["geojson", "csv"], &[]),
+            node("a", "a", &[], &["csv", "geojson"]),
+            node("b", "b", &["csv"], &[]),
+            node("c", "c", &["csv"], &["csv"]),
+            node("d", "d", &["geojson", "csv"], &[]),
         ];
         let build = || {
             let mut g = SkillGraph::new(["a", "b", "c", "d"].map(String::from));

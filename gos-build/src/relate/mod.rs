@@ -196,7 +196,9 @@ pub fn io_edges(
         m => m,
     };
     let evidence = (opts.min_shared_terms > 0).then(|| TermEvidence::new(nodes, term_max_df));
-    let names: Vec<String> = nodes.iter().map(|n| name_key(&n.name)).collect();
+    // Per node once: the namesake key (its words joined by `-`) and its kind.
+    let names: Vec<String> = nodes.iter().map(|n| words(&n.name).join("-")).collect();
+    let kinds: Vec<Option<String>> = nodes.iter().map(|n| kind(&n.name)).collect();
     let mut edges = Vec::new();
     for (c, consumer) in nodes.iter().enumerate() {
         let inputs: BTreeSet<&str> = consumer.inputs.value.iter().map(String::as_str).collect();
@@ -228,7 +230,7 @@ pub fn io_edges(
                 stats.io_namesakes += 1;
                 continue;
             }
-            if same_kind(&nodes[p].name, &consumer.name) {
+            if kinds[p].is_some() && kinds[p] == kinds[c] {
                 stats.io_same_kind += 1;
                 continue;
             }
@@ -278,18 +280,35 @@ pub fn io_edges(
     edges
 }
 
-/// A skill name for the namesake test: its lower-cased (Unicode) alphanumeric words joined by
-/// `-` (`PDF_Processing` and `pdf-processing` agree; `图片-ocr` and `文档-ocr` do not).
-fn name_key(name: &str) -> String {
+/// A name's words: maximal runs of (Unicode) alphanumeric characters, lower-cased
+/// (`PDF_Processing` gives `pdf`, `processing`; `图片-ocr` gives `图片`, `ocr`).
+fn words(name: &str) -> Vec<String> {
     name.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
+        .map(str::to_string)
+        .collect()
 }
 
 /// Endings that name no kind: a skill's version or edition (`docx-official`, `foo-skill`).
 const KINDLESS_ENDINGS: &[&str] = &["official", "skill", "skills", "latest"];
+
+/// The kind a skill name names ([`same_kind`]): its last word that is not a number, a version
+/// or an edition; none for a converter's name (the word `to`) or a name without such a word.
+fn kind(name: &str) -> Option<String> {
+    let words = words(name);
+    if words.iter().any(|w| w == "to") {
+        return None;
+    }
+    let version = |w: &str| {
+        w.chars().all(|c| c.is_ascii_digit())
+            || (w.len() > 1 && w.starts_with('v') && w[1..].chars().all(|c| c.is_ascii_digit()))
+    };
+    words
+        .into_iter()
+        .rev()
+        .find(|w| !version(w) && !KINDLESS_ENDINGS.contains(&w.as_str()))
+}
 
 /// Whether two skill names end in the same word, a word being a maximal run of (Unicode)
 /// alphanumeric characters, lower-cased: `elevenlabs-tts` and `voice-ai-tts`,
@@ -304,29 +323,7 @@ const KINDLESS_ENDINGS: &[&str] = &["official", "skill", "skills", "latest"];
 /// format (`html-to-pdf`), so a name with the word `to` is never of one kind with another
 /// (`html-to-pdf` feeds `merge-pdf`). Names with no kind word never match.
 pub fn same_kind(a: &str, b: &str) -> bool {
-    fn kind(name: &str) -> Option<String> {
-        let lower = name.to_lowercase();
-        let words: Vec<&str> = lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect();
-        if words.contains(&"to") {
-            return None;
-        }
-        let version = |w: &str| {
-            w.chars().all(|c| c.is_ascii_digit())
-                || (w.len() > 1 && w.starts_with('v') && w[1..].chars().all(|c| c.is_ascii_digit()))
-        };
-        words
-            .iter()
-            .rev()
-            .find(|w| !version(w) && !KINDLESS_ENDINGS.contains(w))
-            .map(|w| w.to_string())
-    }
-    match (kind(a), kind(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    }
+    matches!((kind(a), kind(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// Mention edges: `mentions[i]` are the names node `i` mentions as skills.
@@ -437,4 +434,4 @@ fn pool_is_empty(by_name: &HashMap<String, BTreeSet<usize>>, m: &str, c: usize) 
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -3,7 +3,8 @@
 use super::*;
 use gos_core::Field;
 
-fn node(id: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> SkillNode {
+/// A node with only its id, name and types set (also used by `io_filters`' tests).
+pub(crate) fn node(id: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> SkillNode {
     SkillNode {
         id: id.into(),
         name: name.into(),
