@@ -26,7 +26,7 @@ use crate::graph::ppr::{
 };
 use crate::graph::prerequisite::prerequisites;
 use crate::workspace::Workspace;
-use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A graph operation on the seed weights.
 ///
@@ -50,15 +50,42 @@ pub trait Diffusion {
 /// Personalized PageRank over a transition matrix, with the solver `params.method` selects
 /// ([`personalized_pagerank`] or [`push_pagerank`]).
 pub struct Ppr<'a> {
-    matrix: Cow<'a, TransitionMatrix>,
+    matrix: Matrix<'a>,
     params: PprParams,
+}
+
+/// The matrix a [`Ppr`] walks: the workspace's own, one built for it, or a shared one from
+/// the workspace's cache.
+enum Matrix<'a> {
+    Borrowed(&'a TransitionMatrix),
+    Owned(TransitionMatrix),
+    Shared(Arc<TransitionMatrix>),
+}
+
+impl std::ops::Deref for Matrix<'_> {
+    type Target = TransitionMatrix;
+    fn deref(&self) -> &TransitionMatrix {
+        match self {
+            Matrix::Borrowed(m) => m,
+            Matrix::Owned(m) => m,
+            Matrix::Shared(m) => m,
+        }
+    }
 }
 
 impl<'a> Ppr<'a> {
     /// PPR over `matrix` with `params`.
     pub fn new(matrix: &'a TransitionMatrix, params: PprParams) -> Self {
         Ppr {
-            matrix: Cow::Borrowed(matrix),
+            matrix: Matrix::Borrowed(matrix),
+            params,
+        }
+    }
+
+    /// PPR over a matrix shared with the workspace's cache ([`Workspace::typed_matrix`]).
+    pub fn shared(matrix: Arc<TransitionMatrix>, params: PprParams) -> Self {
+        Ppr {
+            matrix: Matrix::Shared(matrix),
             params,
         }
     }
@@ -66,7 +93,7 @@ impl<'a> Ppr<'a> {
     /// PPR over a matrix built for this diffusion.
     pub fn owned(matrix: TransitionMatrix, params: PprParams) -> Self {
         Ppr {
-            matrix: Cow::Owned(matrix),
+            matrix: Matrix::Owned(matrix),
             params,
         }
     }
@@ -136,7 +163,7 @@ pub fn for_mode<'a>(
         if w == default {
             Ppr::new(prebuilt, *params)
         } else {
-            Ppr::owned(TransitionMatrix::build_typed(ws.graph(), &w), *params)
+            Ppr::shared(ws.typed_matrix(&w), *params)
         }
     };
     match mode {

@@ -165,7 +165,7 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         name: "edge_semantic",
         aliases: &[],
-        doc: "Typed diffusion: factor of semantic edges, both directions (0 = out of the walk; alternative edges never carry mass).",
+        doc: "Typed diffusion: factor of semantic edges, both directions, with dense and hybrid seeds (0 = out of the walk; alternative edges never carry mass; lexical seeds read edge_semantic_lexical).",
         unit: Unit::Weight,
         range: Range::real(0.0, f64::INFINITY),
         category: Category::Graph,
@@ -176,6 +176,38 @@ pub static KNOBS: &[Knob] = &[
                 Ok(())
             },
             get: |o| o.edge_weights.semantic.to_string(),
+        },
+    },
+    Knob {
+        name: "edge_semantic_lexical",
+        aliases: &[],
+        doc: "Typed diffusion: factor of semantic edges when the seeds are lexical only (BM25); edge_semantic applies with dense and hybrid seeds.",
+        unit: Unit::Weight,
+        range: Range::real(0.0, f64::INFINITY),
+        category: Category::Graph,
+        status: Status::Stable,
+        access: Access::Options {
+            set: |o, v| {
+                o.edge_semantic_lexical = v.real();
+                Ok(())
+            },
+            get: |o| o.edge_semantic_lexical.to_string(),
+        },
+    },
+    Knob {
+        name: "substochastic",
+        aliases: &[],
+        doc: "Typed diffusion: a node whose weighted edges (weight x factor) sum below 1 follows them with that probability and restarts the rest at the seeds, so a factor reads as a confidence (0 = rows normalized to 1, the reference).",
+        unit: Unit::Switch,
+        range: Range::Switch,
+        category: Category::Graph,
+        status: Status::Stable,
+        access: Access::Options {
+            set: |o, v| {
+                o.edge_weights.substochastic = v.switch();
+                Ok(())
+            },
+            get: |o| o.edge_weights.substochastic.to_string(),
         },
     },
     Knob {
@@ -655,6 +687,22 @@ pub static KNOBS: &[Knob] = &[
                 Ok(())
             },
             get: |o| o.bundle_cut.min_step_ratio.to_string(),
+        },
+    },
+    Knob {
+        name: "cut_on_query",
+        aliases: &[],
+        doc: "Adaptive cut read off the ranking without the graph (query evidence alone): the bundle keeps the first-stage skills that cut keeps, in the graph's order, and the skills the graph brought in before its end.",
+        unit: Unit::Switch,
+        range: Range::Switch,
+        category: Category::Bundle,
+        status: Status::Stable,
+        access: Access::Options {
+            set: |o, v| {
+                o.cut_on_query = v.switch();
+                Ok(())
+            },
+            get: |o| o.cut_on_query.to_string(),
         },
     },
     Knob {

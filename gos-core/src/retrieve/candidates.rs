@@ -6,8 +6,17 @@ use crate::seed::{FirstStage, Seed};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 
-/// One [`RankedSkill`] per pool node and per node with a positive graph score, with its
-/// first-stage, BM25, dense and seed evidence; scores are 0 until a reranker sets them.
+/// Most graph-reached candidates outside the first-stage pool that [`assemble`] keeps: the
+/// ones with the most graph mass. A walk over semantic edges reaches thousands of skills with
+/// vanishing mass, and reranking them all cost 1.6 ms of a 6 ms lexical retrieval on the real
+/// library; a skill past the 200th by graph mass and outside the pool has never reached a DEV
+/// bundle or a ranked list's top 50 (docs/graph-quality.md, "Session 16").
+pub const MAX_REACHED: usize = 200;
+
+/// One [`RankedSkill`] per pool node and per node with a positive graph score (at most
+/// [`MAX_REACHED`] of those outside the pool, the ones with the most mass, ties to the lower
+/// node index), with its first-stage, BM25, dense and seed evidence; scores are 0 until a
+/// reranker sets them.
 pub fn assemble(
     ws: &Workspace,
     first: &FirstStage,
@@ -23,11 +32,19 @@ pub fn assemble(
     let bm25: BTreeMap<usize, f32> = first.bm25.iter().copied().collect();
     let dense: BTreeMap<usize, f32> = first.dense.iter().copied().collect();
     let seed_rank: BTreeMap<usize, usize> = seeds.iter().map(|s| (s.node, s.rank)).collect();
-    let reached = graph_scores
+    let mut reached: Vec<usize> = graph_scores
         .iter()
         .enumerate()
         .filter(|(i, g)| **g > 0.0 && !pool.contains_key(i))
-        .map(|(i, _)| i);
+        .map(|(i, _)| i)
+        .collect();
+    if reached.len() > MAX_REACHED {
+        let by_mass =
+            |a: &usize, b: &usize| graph_scores[*b].total_cmp(&graph_scores[*a]).then(a.cmp(b));
+        reached.select_nth_unstable_by(MAX_REACHED - 1, by_mass);
+        reached.truncate(MAX_REACHED);
+        reached.sort_unstable();
+    }
     pool.keys()
         .copied()
         .chain(reached)

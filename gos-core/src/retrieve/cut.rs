@@ -88,6 +88,31 @@ impl BundleCut {
     }
 }
 
+/// The adaptive cut read off the query evidence ([`crate::RetrieveOptions::cut_on_query`]):
+/// `kept` holds the first-stage candidates the cut keeps in the ranking without the graph.
+/// In `pool` (the graph's ranking), the bundle ends at the first first-stage candidate outside
+/// `kept`, or just after the last one inside it if that comes later; within that prefix the
+/// first-stage candidates outside `kept` leave, and candidates the graph brought in stay (as
+/// in [`BundleCut::keep`], they are never the cut point: a prerequisite the task does not
+/// name has no query evidence of its own). The kept candidates move to the front in rank
+/// order, the others follow in rank order; returns how many are kept.
+pub fn keep_query_cut(pool: &mut [RankedSkill], kept: &HashSet<usize>) -> usize {
+    let first_stage = |r: &RankedSkill| r.pool_rank.is_some();
+    let first_out = pool
+        .iter()
+        .position(|r| first_stage(r) && !kept.contains(&r.node))
+        .unwrap_or(pool.len());
+    let after_last_in = pool
+        .iter()
+        .rposition(|r| first_stage(r) && kept.contains(&r.node))
+        .map_or(0, |i| i + 1);
+    let end = first_out.max(after_last_in);
+    let stays = |r: &RankedSkill| !first_stage(r) || kept.contains(&r.node);
+    // Stable: both parts keep their rank order.
+    pool[..end].sort_by_key(|r| !stays(r));
+    pool[..end].iter().filter(|r| stays(r)).count()
+}
+
 /// After the cut: the candidates of `pool[kept..]` that are prerequisites of a kept skill (a
 /// dependency or workflow edge from them to it, followed through rescued prerequisites too)
 /// move up to just after the kept ones, in rank order; returns the new number kept.
@@ -227,5 +252,40 @@ mod tests {
         // Non-positive best scores: no shares, nothing cut.
         assert_eq!(strict.keep(&ranked(&[-1.0, -3.0]), 2), 2);
         assert_eq!(strict.keep(&ranked(&[0.0, 0.0]), 2), 2);
+    }
+
+    /// Graph order a(pool) g(reached) b(pool, cut without the graph) c(pool) h(reached)
+    /// d(pool): with a and c kept by the query's cut, b leaves, g stays (brought in before
+    /// the end), the bundle ends after c (the last kept), and h and d are past it.
+    #[test]
+    fn the_query_cut_keeps_its_candidates_and_what_the_graph_brought_before_them() {
+        let mut pool: Vec<RankedSkill> = [
+            (0, true),
+            (10, false),
+            (1, true),
+            (2, true),
+            (11, false),
+            (3, true),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &(node, first))| RankedSkill {
+            pool_rank: first.then_some(i + 1),
+            ..RankedSkill::scored(node, 1.0 - i as f64 / 10.0)
+        })
+        .collect();
+        let kept: HashSet<usize> = [0, 2].into();
+        assert_eq!(keep_query_cut(&mut pool, &kept), 3);
+        let order: Vec<usize> = pool.iter().map(|r| r.node).collect();
+        assert_eq!(order, [0, 10, 2, 1, 11, 3]);
+        // Nothing kept past a first-stage candidate the query cut ends on: a, then b is out.
+        let mut pool2 = pool.clone();
+        pool2.sort_by_key(|r| r.node != 0);
+        let only_a: HashSet<usize> = [0].into();
+        let n = keep_query_cut(&mut pool2, &only_a);
+        assert_eq!(
+            pool2[..n].iter().map(|r| r.node).collect::<Vec<_>>(),
+            [0, 10]
+        );
     }
 }

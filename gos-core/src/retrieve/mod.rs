@@ -40,10 +40,11 @@ use crate::rerank::{
     CrossEncoderReranker, FieldEvidence, PairScorer, RerankContext, Reranker, StageParams,
 };
 use crate::seed::{
-    DenseSeeder, HybridSeeder, LexicalSeeder, Seed, SeedSource, Seeder, seeds_from_pool,
+    DenseSeeder, FirstStage, HybridSeeder, LexicalSeeder, Seed, SeedSource, Seeder, seeds_from_pool,
 };
 use crate::workspace::Workspace;
 use serde::Serialize;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -211,6 +212,38 @@ impl Retriever {
         self.embedder.is_some()
     }
 
+    /// The first-stage candidates the adaptive cut keeps when the same query is ranked
+    /// without the graph (personalization `p` as the graph scores), each with its copies
+    /// (on a first-stage tie the graph's ranking may give a group's slot to another copy):
+    /// the input of [`cut::keep_query_cut`].
+    fn query_cut(
+        &self,
+        first: &FirstStage,
+        seeds: &[Seed],
+        p: &[f64],
+        opts: &RetrieveOptions,
+        ctx: &RerankContext<'_>,
+    ) -> Result<HashSet<usize>> {
+        let mut plain = candidates::assemble(&self.ws, first, seeds, p);
+        FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut plain, ctx)?;
+        let copies = collapse::collapse(
+            &self.ws,
+            &mut plain,
+            opts.collapse_duplicates,
+            opts.collapse_alternatives,
+        );
+        let floors = opts.floors(self.ws.graph().node_count());
+        plain.truncate(relevance::eligible(&plain, floors.min_relative_score));
+        collapse::drop_unsupported(&mut plain, opts.min_skill_cosine);
+        let size = opts.bundle_cut.keep(&plain, plain.len());
+        Ok(plain[..size]
+            .iter()
+            .flat_map(|r| {
+                std::iter::once(r.node).chain(copies.get(&r.node).into_iter().flatten().copied())
+            })
+            .collect())
+    }
+
     /// The seed source `asked` resolves to with this retriever ([`SeedSource::resolve`]).
     pub fn seed_source(&self, asked: SeedSource) -> SeedSource {
         asked.resolve(self.has_embedder())
@@ -313,8 +346,12 @@ impl Retriever {
             .then(|| coverage::Prepared::new(self.ws.lexical(), text, &opts.coverage))
             .transpose()?;
         facets.iter().for_each(|f| f.seed(&mut p));
+        let mut edge_weights = opts.edge_weights;
+        if source == SeedSource::Lexical {
+            edge_weights.semantic = opts.edge_semantic_lexical;
+        }
         let graph_scores =
-            diffuse::for_mode(opts.mode, &self.ws, &opts.ppr, &opts.edge_weights).diffuse(&p);
+            diffuse::for_mode(opts.mode, &self.ws, &opts.ppr, &edge_weights).diffuse(&p);
         let t_diffuse = ms(t);
 
         let t = Instant::now();
@@ -328,6 +365,11 @@ impl Retriever {
             text: &text_view,
         };
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
+        // The pool candidates the cut keeps without the graph: the same steps over the seed
+        // mass alone.
+        let query_cut = (opts.cut_on_query && opts.mode != RetrievalMode::NoGraph)
+            .then(|| self.query_cut(&first, &seeds, &p, opts, &ctx))
+            .transpose()?;
         let alternates = collapse::collapse(
             &self.ws,
             &mut ranked,
@@ -372,7 +414,10 @@ impl Retriever {
         {
             collapse::drop_unsupported(pool.to_mut(), opts.min_skill_cosine);
         }
-        let mut eligible = opts.bundle_cut.keep(&pool, pool.len());
+        let mut eligible = match &query_cut {
+            Some(kept) => cut::keep_query_cut(pool.to_mut(), kept),
+            None => opts.bundle_cut.keep(&pool, pool.len()),
+        };
         if opts.keep_prerequisites && opts.mode != RetrievalMode::NoGraph {
             eligible = cut::keep_prerequisites(g, pool.to_mut(), eligible);
         }

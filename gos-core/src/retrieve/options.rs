@@ -25,6 +25,10 @@ pub struct RetrieveOptions {
     /// Per-type transition factors of the PPR modes ([`TypeWeights`], typed diffusion);
     /// today's matrix by default.
     pub edge_weights: TypeWeights,
+    /// Factor of semantic edges in the walk when the seeds are lexical only (BM25); it
+    /// replaces [`TypeWeights::semantic`], which applies with dense and hybrid seeds. Default
+    /// [`DEFAULT_EDGE_SEMANTIC_LEXICAL`].
+    pub edge_semantic_lexical: f64,
     /// Final-score mixing.
     pub rerank: RerankWeights,
     /// Bundle budgets.
@@ -62,6 +66,12 @@ pub struct RetrieveOptions {
     /// Adaptive bundle size ([`BundleCut`]); default [`BundleCut::default`] (floor 0.2, gap
     /// 0.5).
     pub bundle_cut: BundleCut,
+    /// Read the adaptive cut off the ranking the same query gets without the graph (query
+    /// evidence alone): the bundle keeps those first-stage candidates, in the graph's order,
+    /// with the candidates the graph brought in before its end
+    /// ([`super::cut::keep_query_cut`]); graph mass never opens or closes it. Default
+    /// [`DEFAULT_CUT_ON_QUERY`].
+    pub cut_on_query: bool,
     /// Bundle slots reserved for prerequisites of the top-ranked skills in graph modes
     /// ([`crate::prerequisite::reserve`]); off by default.
     pub prerequisites: crate::prerequisite::PrerequisiteShare,
@@ -102,6 +112,24 @@ pub const DEFAULT_MIN_SKILL_COSINE: f32 = 0.1;
 /// (docs/graph-quality.md, "Session 7: the default bundle").
 pub const DEFAULT_KEEP_PREREQUISITES: bool = false;
 
+/// Default [`RetrieveOptions::cut_on_query`]: on. A cut read off the final scores lets graph
+/// mass around the top skill open or close a bundle (a wrong io edge fed mass back to the top
+/// skill of a DEV task, and the gap rule stopped after it); read off the query evidence, the
+/// bundle keeps the first-stage candidates it keeps without the graph, plus the candidates the
+/// graph brought in before its end ([`super::cut::keep_query_cut`]). Alone it changes no DEV
+/// bundle; with semantic edges in the walk, the lexical 4-fold CV chose it in every fold
+/// (docs/graph-quality.md, "Session 16").
+pub const DEFAULT_CUT_ON_QUERY: bool = true;
+
+/// Default [`RetrieveOptions::edge_semantic_lexical`]: 0.3. 4-fold CV by F2 (equivalent) over
+/// `cut_on_query` 0 / 1 x this factor 0 / 0.1 / 0.3 on the real library's lexical workspace
+/// chose the cut on the query evidence in every fold and 0.3 in three folds (0.1 in one); out
+/// of fold equivalent recall 0.804, precision 0.363 against 0.793 and 0.360 without. With
+/// hybrid seeds a fold chose a semantic factor once in four, so [`TypeWeights::semantic`]
+/// stays 0: the dense seeds already hold the similarity these edges encode
+/// (docs/graph-quality.md, "Session 16").
+pub const DEFAULT_EDGE_SEMANTIC_LEXICAL: f64 = 0.3;
+
 impl Default for RetrieveOptions {
     fn default() -> Self {
         RetrieveOptions {
@@ -109,6 +137,7 @@ impl Default for RetrieveOptions {
             seeds: SeedParams::default(),
             ppr: PprParams::default(),
             edge_weights: TypeWeights::default(),
+            edge_semantic_lexical: DEFAULT_EDGE_SEMANTIC_LEXICAL,
             rerank: RerankWeights::default(),
             budgets: Budgets::default(),
             min_seed_score: DEFAULT_MIN_SEED_SCORE,
@@ -121,6 +150,7 @@ impl Default for RetrieveOptions {
             min_skill_cosine: DEFAULT_MIN_SKILL_COSINE,
             keep_prerequisites: DEFAULT_KEEP_PREREQUISITES,
             bundle_cut: BundleCut::default(),
+            cut_on_query: DEFAULT_CUT_ON_QUERY,
             prerequisites: Default::default(),
             coverage: Default::default(),
             query: Default::default(),

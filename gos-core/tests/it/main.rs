@@ -2,4 +2,5 @@
 //! the crate's tests link once.
 
 mod dense_index;
+mod diffusion_defaults;
 mod query_handling;

@@ -178,6 +178,11 @@ impl Default for PprParams {
 #[derive(Debug, Clone)]
 pub struct TransitionMatrix {
     csr: CsMatI<f32, u32>,
+    /// Sub-stochastic matrices only ([`TransitionMatrix::build_typed`] with
+    /// [`TypeWeights::substochastic`]): per row, the share of the walk that restarts at the
+    /// personalization vector instead of following an edge (`1 - row sum`, in [0, 1]).
+    /// `None`: every non-empty row sums to 1.
+    leak: Option<Vec<f32>>,
 }
 
 /// Borrowed CSR arrays of a [`TransitionMatrix`], read by the solvers' inner loops: row `u`
@@ -187,6 +192,7 @@ pub(super) struct CsrArrays<'a> {
     indptr: &'a [u32],
     indices: &'a [u32],
     data: &'a [f32],
+    leak: Option<&'a [f32]>,
 }
 
 impl<'a> CsrArrays<'a> {
@@ -202,6 +208,17 @@ impl<'a> CsrArrays<'a> {
     pub(super) fn degree(&self, u: usize) -> usize {
         (self.indptr[u + 1] - self.indptr[u]) as usize
     }
+
+    /// Share of `u`'s walk that returns to the personalization vector: 1 when `u` is
+    /// dangling, `1 - row sum` in a sub-stochastic matrix, else 0.
+    #[inline]
+    pub(super) fn leak(&self, u: usize) -> f64 {
+        if self.degree(u) == 0 {
+            1.0
+        } else {
+            self.leak.map_or(0.0, |l| l[u] as f64)
+        }
+    }
 }
 
 impl TransitionMatrix {
@@ -211,7 +228,7 @@ impl TransitionMatrix {
     /// # Panics
     /// When the graph has 2^32 or more nodes or stored nonzeros.
     pub fn build(graph: &SkillGraph, reverse: &ReverseWeights) -> Self {
-        Self::build_scaled(graph, reverse, |_| 1.0)
+        Self::build_scaled(graph, reverse, |_| 1.0, false)
     }
 
     /// [`TransitionMatrix::build`] with each edge's weight first multiplied by `forward(e)`
@@ -220,6 +237,7 @@ impl TransitionMatrix {
         graph: &SkillGraph,
         reverse: &ReverseWeights,
         forward: impl Fn(&crate::graph::SkillEdge) -> f64,
+        substochastic: bool,
     ) -> Self {
         let mut entries: Vec<(u32, u32, f64)> = Vec::with_capacity(2 * graph.edge_count());
         for (u, v, e) in graph.indexed_edges() {
@@ -239,7 +257,7 @@ impl TransitionMatrix {
                 entries.push((v as u32, u as u32, back));
             }
         }
-        Self::from_weighted_entries(graph.node_count(), entries)
+        Self::from_entries(graph.node_count(), entries, substochastic)
     }
 
     /// Build from raw weighted entries `(from, to, weight)` over `n` nodes: duplicates are
@@ -250,7 +268,14 @@ impl TransitionMatrix {
     /// # Panics
     /// When an index is `>= n`, or `n` or the number of distinct entries does not fit in
     /// `u32`.
-    pub fn from_weighted_entries(n: usize, mut entries: Vec<(u32, u32, f64)>) -> Self {
+    pub fn from_weighted_entries(n: usize, entries: Vec<(u32, u32, f64)>) -> Self {
+        Self::from_entries(n, entries, false)
+    }
+
+    /// [`TransitionMatrix::from_weighted_entries`]; with `substochastic`, a row whose weights
+    /// sum below 1 keeps them as probabilities (the rest of its walk restarts, see
+    /// [`TypeWeights::substochastic`]) and only rows summing above 1 are normalized.
+    fn from_entries(n: usize, mut entries: Vec<(u32, u32, f64)>, substochastic: bool) -> Self {
         assert!(n <= u32::MAX as usize, "too many nodes for u32 indices");
         entries.retain(|e| e.2 > 0.0);
         entries.sort_unstable_by_key(|e| (e.0, e.1));
@@ -277,11 +302,22 @@ impl TransitionMatrix {
             counts[i + 1] += counts[i];
         }
         let mut data = vec![0.0f32; weights.len()];
+        let mut leak = substochastic.then(|| vec![0.0f32; n]);
         for u in 0..n {
             let row = counts[u]..counts[u + 1];
+            if row.is_empty() {
+                continue;
+            }
             let sum: f64 = weights[row.clone()].iter().sum();
+            let scale = match leak.as_mut() {
+                Some(leak) if sum < 1.0 => {
+                    leak[u] = (1.0 - sum) as f32;
+                    1.0
+                }
+                _ => sum,
+            };
             for k in row {
-                data[k] = (weights[k] / sum) as f32;
+                data[k] = (weights[k] / scale) as f32;
             }
         }
         let indptr: Vec<u32> = counts.into_iter().map(|c| c as u32).collect();
@@ -289,6 +325,7 @@ impl TransitionMatrix {
         // sprs's structure check cannot fail.
         TransitionMatrix {
             csr: CsMatI::new((n, n), indptr, indices, data),
+            leak,
         }
     }
 
@@ -304,6 +341,7 @@ impl TransitionMatrix {
             indptr,
             indices,
             data,
+            leak: self.leak.as_deref(),
         }
     }
 
@@ -317,10 +355,25 @@ impl TransitionMatrix {
         self.csr.nnz()
     }
 
-    /// Heap bytes of the matrix (row pointers, indices, probabilities).
+    /// Heap bytes of the matrix (row pointers, indices, probabilities, and the per-row
+    /// restart shares of a sub-stochastic matrix).
     pub fn memory_bytes(&self) -> usize {
         (self.node_count() + 1) * std::mem::size_of::<u32>()
             + self.nnz() * (std::mem::size_of::<u32>() + std::mem::size_of::<f32>())
+            + self
+                .leak
+                .as_ref()
+                .map_or(0, |l| l.len() * std::mem::size_of::<f32>())
+    }
+
+    /// Share of `u`'s walk that restarts at the personalization vector instead of following
+    /// an edge: 1 for a dangling node, `1 - row sum` for a row of a sub-stochastic matrix
+    /// ([`TypeWeights::substochastic`]), else 0.
+    ///
+    /// # Panics
+    /// When `u >= node_count()`.
+    pub fn leak(&self, u: usize) -> f64 {
+        self.arrays().leak(u)
     }
 
     /// Whether `u` has no out-neighbours (its mass returns to the personalization vector).

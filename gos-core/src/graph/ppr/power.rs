@@ -45,8 +45,9 @@ pub fn personalized_pagerank(
                 continue;
             }
             let (cols, probs) = csr.row(u);
-            if cols.is_empty() {
-                dangling_mass += su;
+            let leak = csr.leak(u);
+            if leak > 0.0 {
+                dangling_mass += su * leak;
             }
             for (&v, &w) in cols.iter().zip(probs) {
                 next[v as usize] += su * w as f64;

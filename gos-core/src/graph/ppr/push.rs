@@ -15,8 +15,9 @@ use std::collections::VecDeque;
 /// Share of the nodes (`1 / SWEEP_SHARE`) in the queue at which push switches to sweeps.
 const SWEEP_SHARE: usize = 16;
 
-/// Push node `u`: move `a * r_u` into `x_u` and spread `(1 - a) * r_u` along CSR row `u` (over
-/// the seeds when `u` is dangling), calling `touched(v, new r_v)` for every receiver.
+/// Push node `u`: move `a * r_u` into `x_u` and spread `(1 - a) * r_u` along CSR row `u`, its
+/// leak share ([`CsrArrays::leak`]: all of it when `u` is dangling) over the seeds, calling
+/// `touched(v, new r_v)` for every receiver.
 fn push_node(
     m: CsrArrays<'_>,
     a: f64,
@@ -31,17 +32,17 @@ fn push_node(
     x[u] += a * ru;
     let spread = (1.0 - a) * ru;
     let (cols, probs) = m.row(u);
-    if cols.is_empty() {
+    let leak = m.leak(u);
+    if leak > 0.0 {
         for &(v, w) in seeds {
-            r[v] += spread * w;
+            r[v] += spread * leak * w;
             touched(v, r[v]);
         }
-    } else {
-        for (&v, &w) in cols.iter().zip(probs) {
-            let v = v as usize;
-            r[v] += spread * w as f64;
-            touched(v, r[v]);
-        }
+    }
+    for (&v, &w) in cols.iter().zip(probs) {
+        let v = v as usize;
+        r[v] += spread * w as f64;
+        touched(v, r[v]);
     }
 }
 

@@ -7,7 +7,9 @@
 //! `w * semantic` both ways. Alternative edges never carry mass (they join copies of one job,
 //! not prerequisites; the bundle spends one slot per group instead, [`crate::retrieve`]).
 //! Rows are normalized afterwards, so only the ratios between the factors of a node's edges
-//! matter, and a factor of 0 removes that kind of edge from the walk.
+//! matter, and a factor of 0 removes that kind of edge from the walk; with
+//! [`TypeWeights::substochastic`] only rows summing above 1 are, and a row's shortfall
+//! restarts at the seeds, so a factor below 1 lowers the mass its edges carry.
 //!
 //! [`TypeWeights::default`] reproduces the matrix of [`ReverseWeights::default`] exactly
 //! (every forward factor 1, semantic 0), so retrieval is unchanged until cross-validation
@@ -17,7 +19,7 @@ use super::{ReverseWeights, TransitionMatrix};
 use crate::graph::{EdgeProvenance, EdgeType, SkillEdge, SkillGraph};
 
 /// Per-type transition factors, each finite and non-negative (rows are renormalized, so a
-/// factor is a relative weight, not a probability).
+/// factor is a relative weight, not a probability, unless [`TypeWeights::substochastic`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TypeWeights {
     /// Forward factor of dependency edges found by the input/output rule (provenance `io`);
@@ -39,6 +41,14 @@ pub struct TypeWeights {
     /// Factor of semantic edges, both directions; default 0 (out of the walk until
     /// cross-validation gives it a weight).
     pub semantic: f64,
+    /// Sub-stochastic rows: a node whose weighted out-edges (weight x factor, both
+    /// directions) sum to less than 1 sends only that share of its walk along them and
+    /// restarts the rest at the personalization vector, so an edge's weight x factor reads as
+    /// the probability that the walk follows it (a confidence), not only as a share among the
+    /// node's edges. Rows summing to 1 or more are normalized as before. Default false: every
+    /// row is normalized to 1 (the reference, `retrieval.py`), so one edge, however weak,
+    /// carries all of its node's walk.
+    pub substochastic: bool,
 }
 
 impl Default for TypeWeights {
@@ -52,6 +62,7 @@ impl Default for TypeWeights {
             reverse_dependency: r.dependency,
             reverse_workflow: r.workflow,
             semantic: r.semantic,
+            substochastic: false,
         }
     }
 }
@@ -100,7 +111,12 @@ impl TransitionMatrix {
     /// # Panics
     /// As [`TransitionMatrix::build`].
     pub fn build_typed(graph: &SkillGraph, weights: &TypeWeights) -> Self {
-        Self::build_scaled(graph, &weights.reverse(), |e| weights.forward(e))
+        Self::build_scaled(
+            graph,
+            &weights.reverse(),
+            |e| weights.forward(e),
+            weights.substochastic,
+        )
     }
 }
 
@@ -189,5 +205,92 @@ mod tests {
             ..sem
         };
         assert!(close(&row_c(&no_rev), &[0.0, 0.0, 0.0, 1.0, 0.0]));
+    }
+
+    /// Sub-stochastic rows, by hand: one io edge a -> c of weight 0.5 at factor 0.4 carries
+    /// 0.2 each way and each row restarts 0.8 of its walk; seeded at c (restart 0.2):
+    /// s_a = 0.8 (0.2 s_c) and s_c = 0.2 + 0.8 (0.2 s_a + 0.8 s_a + 0.8 s_c), so s = (4/29,
+    /// 25/29). Normalized rows give the prerequisite 4/9 whatever the factor.
+    #[test]
+    fn substochastic_rows_let_a_weak_edge_carry_little() {
+        use crate::graph::ppr::{PprParams, personalized_pagerank, push_pagerank};
+        let mut g = SkillGraph::new(["a", "c"].map(String::from));
+        assert!(g.add_edge(edge(
+            "a",
+            "c",
+            EdgeType::Dependency,
+            EdgeProvenance::Io,
+            0.5
+        )));
+        let weak = TypeWeights {
+            io: 0.4,
+            substochastic: true,
+            ..TypeWeights::default()
+        };
+        let m = TransitionMatrix::build_typed(&g, &weak);
+        let close =
+            |a: &[f64], b: &[f64], tol: f64| a.iter().zip(b).all(|(x, y)| (x - y).abs() < tol);
+        assert!(close(&m.to_dense_rows()[0], &[0.0, 0.2], 1e-7));
+        assert!(close(&m.to_dense_rows()[1], &[0.2, 0.0], 1e-7));
+        assert!((m.leak(0) - 0.8).abs() < 1e-7 && (m.leak(1) - 0.8).abs() < 1e-7);
+        let params = PprParams::default();
+        let exact = personalized_pagerank(&m, &[0.0, 1.0], &params);
+        assert!(
+            close(&exact.scores, &[4.0 / 29.0, 25.0 / 29.0], 1e-5),
+            "{:?}",
+            exact.scores
+        );
+        let push = push_pagerank(&m, &[0.0, 1.0], &params);
+        let gap: f64 = exact
+            .scores
+            .iter()
+            .zip(&push.scores)
+            .map(|(e, x)| (e - x).abs())
+            .sum();
+        assert!(
+            gap <= push.residual + 1e-6,
+            "gap {gap}, residual {}",
+            push.residual
+        );
+        assert!(push.residual < 1e-6);
+        // The same factor with normalized rows: the one edge carries the whole walk.
+        let normalized = TransitionMatrix::build_typed(
+            &g,
+            &TypeWeights {
+                substochastic: false,
+                ..weak
+            },
+        );
+        assert_eq!(normalized.leak(0), 0.0);
+        let r = personalized_pagerank(&normalized, &[0.0, 1.0], &params);
+        assert!(
+            close(&r.scores, &[4.0 / 9.0, 5.0 / 9.0], 1e-5),
+            "{:?}",
+            r.scores
+        );
+    }
+
+    /// A row whose weights sum above 1 is normalized as before, and the default weights give
+    /// today's matrix whatever the switch says about rows of strong edges.
+    #[test]
+    fn substochastic_rows_above_one_are_normalized() {
+        let g = graph();
+        let sub = TypeWeights {
+            substochastic: true,
+            ..TypeWeights::default()
+        };
+        let m = TransitionMatrix::build_typed(&g, &sub);
+        // Row c holds 0.5 + 1.0 = 1.5 of reverse mass: normalized, no leak.
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-7);
+        assert!(close(
+            &m.to_dense_rows()[2],
+            &[1.0 / 3.0, 2.0 / 3.0, 0.0, 0.0, 0.0]
+        ));
+        assert_eq!(m.leak(2), 0.0);
+        // Row a: the io edge of weight 0.5 alone, so half of a's walk restarts.
+        assert!(close(&m.to_dense_rows()[0], &[0.0, 0.0, 0.5, 0.0, 0.0]));
+        assert!((m.leak(0) - 0.5).abs() < 1e-7);
+        // Dangling e leaks everything, as before.
+        assert_eq!(m.leak(4), 1.0);
     }
 }
