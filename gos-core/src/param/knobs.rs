@@ -67,6 +67,28 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        name: "push_epsilon",
+        aliases: &[],
+        doc: "Push solver threshold: a node is pushed while its residual is at least this times its out-degree (smaller is more exact and slower; PprParams::push_epsilon).",
+        unit: Unit::Score,
+        range: Range::Real {
+            min: 0.0,
+            max: 1.0,
+            open_min: true,
+            open_max: true,
+            auto: false,
+        },
+        category: Category::Graph,
+        status: Status::Stable,
+        access: Access::Options {
+            set: |o, v| {
+                o.ppr.push_epsilon = v.real();
+                Ok(())
+            },
+            get: |o| o.ppr.push_epsilon.to_string(),
+        },
+    },
+    Knob {
         name: "edge_io",
         aliases: &[],
         doc: "Typed diffusion: forward factor of dependency edges found by the input/output rule (1 = as stored, 0 = out of the walk; TypeWeights).",

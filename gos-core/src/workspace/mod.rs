@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// How many typed transition matrices [`Workspace::typed_matrix`] keeps (the last built).
-const TYPED_MATRIX_CACHE: usize = 4;
+pub const TYPED_MATRIX_CACHE: usize = 4;
 
 /// Workspace format version written and read by this build of gos.
 pub const FORMAT_VERSION: u32 = 1;
