@@ -11,6 +11,7 @@ mod lint;
 mod llm_build;
 mod llm_secrets;
 mod parse_odd_skills;
+mod semantic_walk;
 mod stage_caches;
 mod vector_stage_cache;
 mod watch;

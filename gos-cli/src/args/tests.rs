@@ -141,8 +141,12 @@ const NOT_KNOBS: [&str; 12] = [
 
 /// Stable knobs without a `gos retrieve` flag: tuning weights and sizes chosen by
 /// cross-validation, reached by `--set` and eval sweeps.
-const SET_ONLY: [&str; 22] = [
+const SET_ONLY: [&str; 26] = [
     "restart_prob",
+    "push_epsilon",
+    "edge_semantic_lexical",
+    "substochastic",
+    "cut_without_semantic",
     "collapse_alternatives",
     "keep_prerequisites",
     "min_skill_cosine",

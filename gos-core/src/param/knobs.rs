@@ -712,19 +712,19 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
-        name: "cut_on_query",
+        name: "cut_without_semantic",
         aliases: &[],
-        doc: "Adaptive cut read off the ranking without the graph (query evidence alone): the bundle keeps the first-stage skills that cut keeps, in the graph's order, and the skills the graph brought in before its end.",
+        doc: "With semantic edges in the walk, the adaptive cut reads the ranking of the walk without them: semantic mass orders the bundle but never opens or closes it.",
         unit: Unit::Switch,
         range: Range::Switch,
         category: Category::Bundle,
         status: Status::Stable,
         access: Access::Options {
             set: |o, v| {
-                o.cut_on_query = v.switch();
+                o.cut_without_semantic = v.switch();
                 Ok(())
             },
-            get: |o| o.cut_on_query.to_string(),
+            get: |o| o.cut_without_semantic.to_string(),
         },
     },
     Knob {

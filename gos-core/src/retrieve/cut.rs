@@ -88,15 +88,16 @@ impl BundleCut {
     }
 }
 
-/// The adaptive cut read off the query evidence ([`crate::RetrieveOptions::cut_on_query`]):
-/// `kept` holds the first-stage candidates the cut keeps in the ranking without the graph.
-/// In `pool` (the graph's ranking), the bundle ends at the first first-stage candidate outside
-/// `kept`, or just after the last one inside it if that comes later; within that prefix the
-/// first-stage candidates outside `kept` leave, and candidates the graph brought in stay (as
-/// in [`BundleCut::keep`], they are never the cut point: a prerequisite the task does not
-/// name has no query evidence of its own). The kept candidates move to the front in rank
-/// order, the others follow in rank order; returns how many are kept.
-pub fn keep_query_cut(pool: &mut [RankedSkill], kept: &HashSet<usize>) -> usize {
+/// The adaptive cut read off another ranking of the same query
+/// ([`crate::RetrieveOptions::cut_without_semantic`]: the walk without semantic edges).
+/// `kept` holds the candidates that ranking's cut keeps. In `pool` (the final ranking), the
+/// bundle ends at the first first-stage candidate outside `kept`, or just after the last
+/// candidate inside it if that comes later; within that prefix the first-stage candidates
+/// outside `kept` leave, and candidates outside the first-stage pool stay (as in
+/// [`BundleCut::keep`], they are never the cut point: a prerequisite the task does not name
+/// has no query evidence of its own). The kept candidates move to the front in rank order,
+/// the others follow in rank order; returns how many are kept.
+pub fn keep_cut_of(pool: &mut [RankedSkill], kept: &HashSet<usize>) -> usize {
     let first_stage = |r: &RankedSkill| r.pool_rank.is_some();
     let first_out = pool
         .iter()
@@ -104,7 +105,7 @@ pub fn keep_query_cut(pool: &mut [RankedSkill], kept: &HashSet<usize>) -> usize 
         .unwrap_or(pool.len());
     let after_last_in = pool
         .iter()
-        .rposition(|r| first_stage(r) && kept.contains(&r.node))
+        .rposition(|r| kept.contains(&r.node))
         .map_or(0, |i| i + 1);
     let end = first_out.max(after_last_in);
     let stays = |r: &RankedSkill| !first_stage(r) || kept.contains(&r.node);
@@ -254,11 +255,11 @@ mod tests {
         assert_eq!(strict.keep(&ranked(&[0.0, 0.0]), 2), 2);
     }
 
-    /// Graph order a(pool) g(reached) b(pool, cut without the graph) c(pool) h(reached)
-    /// d(pool): with a and c kept by the query's cut, b leaves, g stays (brought in before
+    /// Final order a(pool) g(reached) b(pool, cut in the other ranking) c(pool) h(reached)
+    /// d(pool): with a and c kept by the other ranking's cut, b leaves, g stays (brought in before
     /// the end), the bundle ends after c (the last kept), and h and d are past it.
     #[test]
-    fn the_query_cut_keeps_its_candidates_and_what_the_graph_brought_before_them() {
+    fn another_rankings_cut_keeps_its_candidates_and_what_the_graph_brought_before_them() {
         let mut pool: Vec<RankedSkill> = [
             (0, true),
             (10, false),
@@ -275,14 +276,14 @@ mod tests {
         })
         .collect();
         let kept: HashSet<usize> = [0, 2].into();
-        assert_eq!(keep_query_cut(&mut pool, &kept), 3);
+        assert_eq!(keep_cut_of(&mut pool, &kept), 3);
         let order: Vec<usize> = pool.iter().map(|r| r.node).collect();
         assert_eq!(order, [0, 10, 2, 1, 11, 3]);
         // Nothing kept past a first-stage candidate the query cut ends on: a, then b is out.
         let mut pool2 = pool.clone();
         pool2.sort_by_key(|r| r.node != 0);
         let only_a: HashSet<usize> = [0].into();
-        let n = keep_query_cut(&mut pool2, &only_a);
+        let n = keep_cut_of(&mut pool2, &only_a);
         assert_eq!(
             pool2[..n].iter().map(|r| r.node).collect::<Vec<_>>(),
             [0, 10]

@@ -21,7 +21,7 @@ mod reason;
 
 pub use cut::BundleCut;
 pub use options::{
-    DEFAULT_COLLAPSE_ALTERNATIVES, DEFAULT_COLLAPSE_DUPLICATES, DEFAULT_CUT_ON_QUERY,
+    DEFAULT_COLLAPSE_ALTERNATIVES, DEFAULT_COLLAPSE_DUPLICATES, DEFAULT_CUT_WITHOUT_SEMANTIC,
     DEFAULT_EDGE_SEMANTIC_LEXICAL, DEFAULT_KEEP_PREREQUISITES, DEFAULT_MIN_SKILL_COSINE,
     RetrieveOptions,
 };
@@ -32,6 +32,7 @@ pub use crate::rerank::RankedSkill;
 
 use crate::diffuse;
 use crate::error::{Error, Result};
+use crate::graph::ppr::TypeWeights;
 use crate::hydrate::{self, Bundle, SourcePaths, no_hit};
 use crate::index::dense::TextEmbedder;
 use crate::index::lexical::analyzer::{analyzer, tokens};
@@ -213,19 +214,19 @@ impl Retriever {
         self.embedder.is_some()
     }
 
-    /// The first-stage candidates the adaptive cut keeps when the same query is ranked
-    /// without the graph (personalization `p` as the graph scores), each with its copies
-    /// (on a first-stage tie the graph's ranking may give a group's slot to another copy):
-    /// the input of [`cut::keep_query_cut`].
-    fn query_cut(
+    /// The candidates the adaptive cut keeps when the same query is ranked by the walk
+    /// without semantic edges (`graph_scores`), each with its copies (on a first-stage tie
+    /// the two rankings may give a group's slot to different copies): the input of
+    /// [`cut::keep_cut_of`].
+    fn cut_without_semantic(
         &self,
         first: &FirstStage,
         seeds: &[Seed],
-        p: &[f64],
+        graph_scores: &[f64],
         opts: &RetrieveOptions,
         ctx: &RerankContext<'_>,
     ) -> Result<HashSet<usize>> {
-        let mut plain = candidates::assemble(&self.ws, first, seeds, p);
+        let mut plain = candidates::assemble(&self.ws, first, seeds, graph_scores);
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut plain, ctx)?;
         let copies = collapse::collapse(
             &self.ws,
@@ -368,9 +369,18 @@ impl Retriever {
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
         // The pool candidates the cut keeps without the graph: the same steps over the seed
         // mass alone.
-        let query_cut = (opts.cut_on_query && opts.mode != RetrievalMode::NoGraph)
-            .then(|| self.query_cut(&first, &seeds, &p, opts, &ctx))
-            .transpose()?;
+        // With semantic edges in the walk, the cut reads the walk without them.
+        let semantic_cut = if opts.cut_without_semantic && edge_weights.semantic > 0.0 {
+            let plain_weights = TypeWeights {
+                semantic: 0.0,
+                ..edge_weights
+            };
+            let plain_scores =
+                diffuse::for_mode(opts.mode, &self.ws, &opts.ppr, &plain_weights).diffuse(&p);
+            Some(self.cut_without_semantic(&first, &seeds, &plain_scores, opts, &ctx)?)
+        } else {
+            None
+        };
         let alternates = collapse::collapse(
             &self.ws,
             &mut ranked,
@@ -415,8 +425,8 @@ impl Retriever {
         {
             collapse::drop_unsupported(pool.to_mut(), opts.min_skill_cosine);
         }
-        let mut eligible = match &query_cut {
-            Some(kept) => cut::keep_query_cut(pool.to_mut(), kept),
+        let mut eligible = match &semantic_cut {
+            Some(kept) => cut::keep_cut_of(pool.to_mut(), kept),
             None => opts.bundle_cut.keep(&pool, pool.len()),
         };
         if opts.keep_prerequisites && opts.mode != RetrievalMode::NoGraph {

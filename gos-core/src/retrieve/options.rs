@@ -66,12 +66,13 @@ pub struct RetrieveOptions {
     /// Adaptive bundle size ([`BundleCut`]); default [`BundleCut::default`] (floor 0.2, gap
     /// 0.5).
     pub bundle_cut: BundleCut,
-    /// Read the adaptive cut off the ranking the same query gets without the graph (query
-    /// evidence alone): the bundle keeps those first-stage candidates, in the graph's order,
-    /// with the candidates the graph brought in before its end
-    /// ([`super::cut::keep_query_cut`]); graph mass never opens or closes it. Default
-    /// [`DEFAULT_CUT_ON_QUERY`].
-    pub cut_on_query: bool,
+    /// When semantic edges are in the walk, read the adaptive cut off the ranking of the walk
+    /// without them: the bundle keeps the candidates that cut keeps, in the final order, with
+    /// the skills outside the first-stage pool that rank before its end
+    /// ([`super::cut::keep_cut_of`]). Semantic mass then orders a bundle and may bring a
+    /// neighbour in, but never opens or closes it; dependency and workflow mass still does
+    /// (a prerequisite lifted over a cliff stays). Default [`DEFAULT_CUT_WITHOUT_SEMANTIC`].
+    pub cut_without_semantic: bool,
     /// Bundle slots reserved for prerequisites of the top-ranked skills in graph modes
     /// ([`crate::prerequisite::reserve`]); off by default.
     pub prerequisites: crate::prerequisite::PrerequisiteShare,
@@ -112,23 +113,22 @@ pub const DEFAULT_MIN_SKILL_COSINE: f32 = 0.1;
 /// (docs/graph-quality.md, "Session 7: the default bundle").
 pub const DEFAULT_KEEP_PREREQUISITES: bool = false;
 
-/// Default [`RetrieveOptions::cut_on_query`]: on. A cut read off the final scores lets graph
-/// mass around the top skill open or close a bundle (a wrong io edge fed mass back to the top
-/// skill of a DEV task, and the gap rule stopped after it); read off the query evidence, the
-/// bundle keeps the first-stage candidates it keeps without the graph, plus the candidates the
-/// graph brought in before its end ([`super::cut::keep_query_cut`]). Alone it changes no DEV
-/// bundle; with semantic edges in the walk, the lexical 4-fold CV chose it in every fold
-/// (docs/graph-quality.md, "Session 16").
-pub const DEFAULT_CUT_ON_QUERY: bool = true;
+/// Default [`RetrieveOptions::cut_without_semantic`]: on. With semantic edges in the walk and
+/// the cut on the final scores, their mass opened DEV bundles of one skill to eight siblings
+/// (the pddl tasks' planning skills): 4-fold CV with lexical seeds chose the cut without them
+/// in every fold. A first version cut on the ranking without any graph; it dropped the
+/// prerequisites fixtures/library exists to show (reverse/lexical recall 0.900 -> 0.767), so
+/// dependency mass still counts (docs/graph-quality.md, "Session 16").
+pub const DEFAULT_CUT_WITHOUT_SEMANTIC: bool = true;
 
-/// Default [`RetrieveOptions::edge_semantic_lexical`]: 0.3. 4-fold CV by F2 (equivalent) over
-/// `cut_on_query` 0 / 1 x this factor 0 / 0.1 / 0.3 on the real library's lexical workspace
-/// chose the cut on the query evidence in every fold and 0.3 in three folds (0.1 in one); out
-/// of fold equivalent recall 0.804, precision 0.363 against 0.793 and 0.360 without. With
-/// hybrid seeds a fold chose a semantic factor once in four, so [`TypeWeights::semantic`]
-/// stays 0: the dense seeds already hold the similarity these edges encode
-/// (docs/graph-quality.md, "Session 16").
-pub const DEFAULT_EDGE_SEMANTIC_LEXICAL: f64 = 0.3;
+/// Default [`RetrieveOptions::edge_semantic_lexical`]: 0.1. 4-fold CV by F2 (equivalent) over
+/// `cut_without_semantic` 0 / 1 x this factor 0 / 0.1 / 0.3 on the real library's lexical
+/// workspace chose (1, 0.1) in every fold (0.3 ties, and ties keep the smaller factor); out of
+/// fold equivalent recall 0.807 and precision 0.365 against 0.793 and 0.360 without. With
+/// hybrid seeds the folds chose a semantic factor once in four and lost out of fold, so
+/// [`TypeWeights::semantic`] stays 0: the dense seeds already hold the similarity these
+/// edges encode (docs/graph-quality.md, "Session 16").
+pub const DEFAULT_EDGE_SEMANTIC_LEXICAL: f64 = 0.1;
 
 impl Default for RetrieveOptions {
     fn default() -> Self {
@@ -150,7 +150,7 @@ impl Default for RetrieveOptions {
             min_skill_cosine: DEFAULT_MIN_SKILL_COSINE,
             keep_prerequisites: DEFAULT_KEEP_PREREQUISITES,
             bundle_cut: BundleCut::default(),
-            cut_on_query: DEFAULT_CUT_ON_QUERY,
+            cut_without_semantic: DEFAULT_CUT_WITHOUT_SEMANTIC,
             prerequisites: Default::default(),
             coverage: Default::default(),
             query: Default::default(),

@@ -2,5 +2,4 @@
 //! the crate's tests link once.
 
 mod dense_index;
-mod diffusion_defaults;
 mod query_handling;
