@@ -367,10 +367,9 @@ impl Retriever {
             text: &text_view,
         };
         FieldEvidence::new(opts.rerank, &self.name_tokens).rerank(&mut ranked, &ctx)?;
-        // The pool candidates the cut keeps without the graph: the same steps over the seed
-        // mass alone.
         // With semantic edges in the walk, the cut reads the walk without them.
-        let semantic_cut = if opts.cut_without_semantic && edge_weights.semantic > 0.0 {
+        let ppr = matches!(opts.mode, RetrievalMode::Reverse | RetrievalMode::Forward);
+        let semantic_cut = if ppr && opts.cut_without_semantic && edge_weights.semantic > 0.0 {
             let plain_weights = TypeWeights {
                 semantic: 0.0,
                 ..edge_weights

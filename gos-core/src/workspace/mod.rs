@@ -283,7 +283,7 @@ impl Workspace {
     /// The transition matrix of `weights` ([`TransitionMatrix::build_typed`]), built on first
     /// use and kept for the next queries (the last [`TYPED_MATRIX_CACHE`] weight settings), so
     /// a non-default setting such as lexical seeds' semantic factor costs one build per
-    /// workspace, not one per query (about 2 ms at 5,584 skills and 11,000 edges).
+    /// workspace, not one per query (about 1 ms at 5,584 skills and 11,000 edges).
     pub fn typed_matrix(&self, weights: &TypeWeights) -> Arc<TransitionMatrix> {
         let mut cache = self
             .typed_matrices
