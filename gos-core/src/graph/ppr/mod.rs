@@ -14,11 +14,14 @@
 //! reasons ([`crate::graph::prerequisite`]). Rows
 //! are normalized to sum 1. A row with no out-weight (dangling node) sends its mass back to the
 //! personalization vector instead of keeping it in a self loop (the reference's self loop lets
-//! sinks absorb mass).
+//! sinks absorb mass). Optionally ([`TypeWeights::substochastic`]) a row whose weights sum
+//! below 1 keeps them, and its shortfall (its *leak*, [`TransitionMatrix::leak`]) returns to
+//! the personalization vector the same way, so an edge's weight reads as a confidence.
 //!
 //! The fixed point is `s = a p + (1 - a) (M^T s + d(s) p)` where `a` is the **restart
 //! probability** (0.2 by default; the reference calls it `PPR_DAMPING`, which is the teleport
-//! probability, i.e. d = 0.8 in the textbook convention) and `d(s)` the mass on dangling nodes.
+//! probability, i.e. d = 0.8 in the textbook convention) and `d(s)` the mass on dangling nodes
+//! (with sub-stochastic rows, `sum_u leak_u s_u`).
 //! Two solvers reach it:
 //!
 //! - `power`: exact power iteration (\[C\] `personalized_pagerank`), stopping when the L1
