@@ -31,13 +31,19 @@ pub fn reason(
         && r.graph_score > 0.0
         && let Some((other, link, e)) = link_to(ws.graph(), r.node, above.iter().map(|a| a.node))
     {
+        // Evidence that already opens with its provenance ("bm25 0.43; shared: ...") is not
+        // prefixed with it again.
+        let provenance = e.provenance.as_str();
+        let evidence = if e.evidence.starts_with(provenance) {
+            e.evidence.clone()
+        } else {
+            format!("{provenance}: {}", e.evidence)
+        };
         return format!(
-            "{} {} via {} edge ({}: {})",
+            "{} {} via {} edge ({evidence})",
             link.as_str(),
             ws.manifest().nodes[other].name,
             e.edge_type.as_str(),
-            e.provenance.as_str(),
-            e.evidence
         );
     }
     match r.pool_rank {

@@ -3,9 +3,9 @@
 //! State: an estimate `x` (starts at 0) and a residual `r` (starts at the normalized
 //! personalization `p`). With `L(y)` the exact diffusion of a non-negative vector `y`, the
 //! invariant is `exact = x + L(r)`. Pushing node `u` moves `a * r_u` into `x_u` and spreads
-//! `(1 - a) * r_u` along row `u` of `M` and its leak share over `p` (all of it when `u` is
-//! dangling), which keeps the
-//! invariant because `L(e_u) = a e_u + (1 - a) L(M^T e_u)`. `L` preserves L1 mass on
+//! `(1 - a) * r_u` along row `u` of `M` and its leak share `leak_u` over `p` (all of it when `u`
+//! is dangling), which keeps the invariant because
+//! `L(e_u) = a e_u + (1 - a) (L(M^T e_u) + leak_u L(p))`. `L` preserves L1 mass on
 //! non-negative vectors, so at any time `0 <= exact - x` elementwise and
 //! `||exact - x||_1 = sum(r)`: the returned residual is the exact L1 error, not an estimate.
 
