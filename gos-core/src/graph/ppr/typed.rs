@@ -293,4 +293,83 @@ mod tests {
         // Dangling e leaks everything, as before.
         assert_eq!(m.leak(4), 1.0);
     }
+
+    /// On a random graph of io edges at factor 0.3 (most rows sum below 1): the exact solver
+    /// meets the sub-stochastic fixed point `s = a p + (1 - a) (M^T s + (leak . s) p)`, and
+    /// push stays below it with its residual as the L1 gap.
+    #[test]
+    fn both_solvers_reach_the_substochastic_fixed_point() {
+        use crate::graph::ppr::{PprParams, personalized_pagerank, push_pagerank};
+        let n = 300;
+        let names: Vec<String> = (0..n).map(|i| format!("s{i}")).collect();
+        let mut g = SkillGraph::new(names.clone());
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2 * n {
+            let (u, v) = ((next() % n as u64) as usize, (next() % n as u64) as usize);
+            let w = 0.5 + (next() % 50) as f64 / 100.0;
+            if u != v {
+                g.add_edge(edge(
+                    &names[u],
+                    &names[v],
+                    EdgeType::Dependency,
+                    EdgeProvenance::Io,
+                    w,
+                ));
+            }
+        }
+        let weights = TypeWeights {
+            io: 0.3,
+            substochastic: true,
+            ..TypeWeights::default()
+        };
+        let m = TransitionMatrix::build_typed(&g, &weights);
+        let leaking = (0..n)
+            .filter(|&u| m.leak(u) > 0.0 && !m.is_dangling(u))
+            .count();
+        assert!(leaking > n / 2, "{leaking} rows leak");
+        let mut p = vec![0.0; n];
+        for (i, w) in [(3, 5.0), (77, 3.0), (150, 1.0)] {
+            p[i] = w;
+        }
+        let params = PprParams {
+            tolerance: 1e-12,
+            max_iter: 500,
+            ..PprParams::default()
+        };
+        let exact = personalized_pagerank(&m, &p, &params);
+        let a = params.restart_prob;
+        let total: f64 = p.iter().sum();
+        let pn: Vec<f64> = p.iter().map(|x| x / total).collect();
+        let rows = m.to_dense_rows();
+        let leaked: f64 = (0..n).map(|u| m.leak(u) * exact.scores[u]).sum();
+        for v in 0..n {
+            let inflow: f64 = (0..n).map(|u| rows[u][v] * exact.scores[u]).sum();
+            let rhs = a * pn[v] + (1.0 - a) * (inflow + leaked * pn[v]);
+            assert!((exact.scores[v] - rhs).abs() < 1e-9, "node {v}");
+        }
+        let push = push_pagerank(&m, &p, &PprParams::default());
+        let gap: f64 = exact
+            .scores
+            .iter()
+            .zip(&push.scores)
+            .map(|(e, x)| e - x)
+            .sum();
+        assert!(
+            push.scores
+                .iter()
+                .zip(&exact.scores)
+                .all(|(x, e)| *x <= e + 1e-12)
+        );
+        assert!(
+            (gap - push.residual).abs() < 1e-6,
+            "gap {gap}, residual {}",
+            push.residual
+        );
+    }
 }
