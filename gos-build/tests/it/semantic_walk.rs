@@ -135,6 +135,16 @@ fn semantic_mass_orders_a_bundle_but_never_opens_or_closes_it() {
     assert_eq!(bundle(&r, q, &no_semantic), [planner]);
     assert_eq!(bundle(&r, q, &final_scores), [planner, validator]);
     assert_eq!(bundle(&r, q, &on), [planner]);
+    // With the planner the only seed, the validator is there by its edge, whose evidence names
+    // its measure: the reason does not repeat the provenance.
+    let mut one_seed = final_scores;
+    one_seed.seeds.seed_k = 1;
+    let got = r.retrieve(q, &one_seed).unwrap();
+    assert_eq!(got.bundle.skills[1].id, validator);
+    assert_eq!(
+        got.bundle.skills[1].reason,
+        "related to pddl-planner via semantic edge (bm25 0.56; shared: domain, pddl, problem)"
+    );
     // ...or close one that holds a third skill.
     let q = "solve the planning problem in problem.pddl";
     assert_eq!(bundle(&r, q, &no_semantic), [planner, validator, sprint]);

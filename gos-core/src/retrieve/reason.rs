@@ -1,6 +1,7 @@
 //! The one-line reason each bundle entry gives for being there.
 
 use crate::diffuse::RetrievalMode;
+use crate::graph::EdgeProvenance;
 use crate::graph::prerequisite::link_to;
 use crate::rerank::RankedSkill;
 use crate::workspace::Workspace;
@@ -31,13 +32,11 @@ pub fn reason(
         && r.graph_score > 0.0
         && let Some((other, link, e)) = link_to(ws.graph(), r.node, above.iter().map(|a| a.node))
     {
-        // Evidence that already opens with its provenance ("bm25 0.43; shared: ...") is not
-        // prefixed with it again.
-        let provenance = e.provenance.as_str();
-        let evidence = if e.evidence.starts_with(provenance) {
-            e.evidence.clone()
-        } else {
-            format!("{provenance}: {}", e.evidence)
+        // A semantic edge's evidence opens with the measure that made it ("cosine 0.71;
+        // shared: ..." or "bm25 0.52; ...", gos_build::semantic), which names its provenance.
+        let evidence = match e.provenance {
+            EdgeProvenance::Vector | EdgeProvenance::Bm25 => e.evidence.clone(),
+            p => format!("{}: {}", p.as_str(), e.evidence),
         };
         return format!(
             "{} {} via {} edge ({evidence})",
