@@ -54,11 +54,10 @@ pub struct Ppr<'a> {
     params: PprParams,
 }
 
-/// The matrix a [`Ppr`] walks: the workspace's own, one built for it, or a shared one from
-/// the workspace's cache.
+/// The matrix a [`Ppr`] walks: the workspace's own, or a shared one from the workspace's
+/// cache of typed matrices.
 enum Matrix<'a> {
     Borrowed(&'a TransitionMatrix),
-    Owned(TransitionMatrix),
     Shared(Arc<TransitionMatrix>),
 }
 
@@ -67,7 +66,6 @@ impl std::ops::Deref for Matrix<'_> {
     fn deref(&self) -> &TransitionMatrix {
         match self {
             Matrix::Borrowed(m) => m,
-            Matrix::Owned(m) => m,
             Matrix::Shared(m) => m,
         }
     }
@@ -86,14 +84,6 @@ impl<'a> Ppr<'a> {
     pub fn shared(matrix: Arc<TransitionMatrix>, params: PprParams) -> Self {
         Ppr {
             matrix: Matrix::Shared(matrix),
-            params,
-        }
-    }
-
-    /// PPR over a matrix built for this diffusion.
-    pub fn owned(matrix: TransitionMatrix, params: PprParams) -> Self {
-        Ppr {
-            matrix: Matrix::Owned(matrix),
             params,
         }
     }
