@@ -246,12 +246,7 @@ mod tests {
             exact.scores
         );
         let push = push_pagerank(&m, &[0.0, 1.0], &params);
-        let gap: f64 = exact
-            .scores
-            .iter()
-            .zip(&push.scores)
-            .map(|(e, x)| (e - x).abs())
-            .sum();
+        let gap = crate::graph::ppr::tests::l1(&exact.scores, &push.scores);
         assert!(
             gap <= push.residual + 1e-6,
             "gap {gap}, residual {}",
