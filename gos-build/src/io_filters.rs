@@ -12,6 +12,12 @@
 //!   edge that rests on common types alone ([`common_type_io_pairs`]) and whose two skills'
 //!   vectors are far apart goes ([`drop_io_below_cosine`]).
 //!
+//! - **both ways**: two skills joined by io edges in both directions each take in what the
+//!   other makes; at most one direction can be a prerequisite and the types cannot tell which,
+//!   and most such pairs are two tools for one job (`xlsx <-> spreadsheet`,
+//!   `youtube-transcript <-> youtube-watcher`); both edges go, and so does an io edge that
+//!   runs against a dependency or workflow edge the text states ([`drop_io_both_ways`]).
+//!
 //! Declared, mention and workflow edges are the text's own statements and are never touched.
 
 use gos_core::index::dense::Vectors;
@@ -36,6 +42,53 @@ pub fn drop_io_between_alternatives(graph: &mut SkillGraph) -> u64 {
     graph.retain_edges(|s, t, e| {
         e.provenance != EdgeProvenance::Io || !alternatives.contains(&(s, t))
     }) as u64
+}
+
+/// What [`drop_io_both_ways`] removed, in edges.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BothWays {
+    /// Io edges of pairs joined by io edges in both directions (two per pair).
+    pub io_pairs: u64,
+    /// Io edges without an io edge back that run against a stated (declared, mention or
+    /// workflow) edge of the same two skills.
+    pub against_stated: u64,
+}
+
+/// Drop the io edges of every pair of skills joined by io edges in both directions, and every
+/// io edge `a -> b` where the text states `b -> a` (a declared, mention or workflow edge).
+/// Each skill of a two-way pair takes in a type the other makes, so the type overlap says
+/// nothing about which comes first, and at most one direction can be a prerequisite. Read on
+/// the real library (docs/graph-quality.md, session 18): of the 46 two-way pairs in the final
+/// graph with vectors, 38 were two tools for one job or unrelated and 8 had one acceptable
+/// direction (`clip-preprocessing -> clip-peak-calling`, `joint-calling -> gwas-pipeline`),
+/// so keeping both directions kept 8 right edges of 92. Stated edges are the text's own
+/// statements and stay. Cost: O(edges).
+pub fn drop_io_both_ways(graph: &mut SkillGraph) -> BothWays {
+    let mut io = HashSet::new();
+    let mut stated = HashSet::new();
+    for (s, t, e) in graph.indexed_edges() {
+        if e.provenance == EdgeProvenance::Io {
+            io.insert((s, t));
+        } else if matches!(e.edge_type, EdgeType::Dependency | EdgeType::Workflow) {
+            stated.insert((s, t));
+        }
+    }
+    let mut dropped = BothWays::default();
+    graph.retain_edges(|s, t, e| {
+        if e.provenance != EdgeProvenance::Io {
+            return true;
+        }
+        if io.contains(&(t, s)) {
+            dropped.io_pairs += 1;
+            false
+        } else if stated.contains(&(t, s)) {
+            dropped.against_stated += 1;
+            false
+        } else {
+            true
+        }
+    });
+    dropped
 }
 
 /// Default [`crate::relate::RelateOptions::io_min_cosine`]: 0.37, from the issue-22 read
@@ -177,6 +230,47 @@ mod tests {
         );
         // Without alternative edges nothing goes.
         assert_eq!(drop_io_between_alternatives(&mut g.clone()), 0);
+    }
+
+    /// a <-> b are joined by io edges both ways: both go, and count as a pair although the
+    /// text also states the workflow b -> a, which stays. c -> d is io and d -> c is a stated
+    /// mention: the io edge goes, the mention stays. a -> c is io one way only and stays, as
+    /// does the declared pair e <-> a (stated edges are never touched).
+    #[test]
+    fn io_edges_both_ways_and_against_a_stated_edge_are_dropped() {
+        let mut g = SkillGraph::new(["a", "b", "c", "d", "e"].map(String::from));
+        for e in [
+            edge("a", "b", EdgeType::Dependency, EdgeProvenance::Io),
+            edge("b", "a", EdgeType::Dependency, EdgeProvenance::Io),
+            edge("b", "a", EdgeType::Workflow, EdgeProvenance::Sequence),
+            edge("c", "d", EdgeType::Dependency, EdgeProvenance::Io),
+            edge("d", "c", EdgeType::Dependency, EdgeProvenance::Mention),
+            edge("a", "c", EdgeType::Dependency, EdgeProvenance::Io),
+            edge("e", "a", EdgeType::Dependency, EdgeProvenance::Declared),
+            edge("a", "e", EdgeType::Dependency, EdgeProvenance::Declared),
+        ] {
+            assert!(g.add_edge(e));
+        }
+        let dropped = drop_io_both_ways(&mut g);
+        assert_eq!(
+            dropped,
+            BothWays {
+                io_pairs: 2,
+                against_stated: 1
+            }
+        );
+        assert_eq!(
+            pairs(&g),
+            vec![
+                ("a".into(), "c".into(), "io"),
+                ("a".into(), "e".into(), "declared"),
+                ("b".into(), "a".into(), "sequence"),
+                ("d".into(), "c".into(), "mention"),
+                ("e".into(), "a".into(), "declared"),
+            ]
+        );
+        // Nothing left to drop.
+        assert_eq!(drop_io_both_ways(&mut g), BothWays::default());
     }
 
     /// Unit vectors at known angles: a·b = 0.6, a·c = 0.2, a·d = 0.1, b·c = 0.12. `csv` is

@@ -2,16 +2,14 @@
 //! staging directory renamed into place at the end ([`gos_core::workspace::commit_dir`]).
 
 use crate::alternative::{ALTERNATIVES_FILE, alternative_groups, duplicate_edges, same_job_edges};
-use crate::declared::{Declaration, declarations, declared_edges};
+use crate::declared::{Declaration, declared_edges};
 use crate::dedup::{DedupDoc, DedupParams, stored_groups_cached};
 use crate::embed::{EmbedOptions, Embedder};
-use crate::error::ParseError;
 use crate::llm::{CACHE_FILE, LlmOptions, LlmReport, LlmRun};
-use crate::normalize::{Normalized, normalize};
-use crate::parse_cache::{ParseCache, ParseResult};
+use crate::parse_cache::ParseCache;
 use crate::relate::{RelateOptions, RelateStats, io_edges, mention_edges};
-use crate::report::{BuildReport, DegreeStats, Recovered, ReuseStats, RootReport, Skipped};
-use crate::roots::{LibrarySpec, discover_roots, parse_found};
+use crate::report::{BuildReport, DegreeStats, ReuseStats, RootReport, Skipped};
+use crate::roots::{LibrarySpec, discover_roots};
 use crate::semantic::SemanticStats;
 use crate::stage_cache::{bm25_semantic, lock, vector_semantic};
 use crate::workflow::workflow_edges_cached;
@@ -23,11 +21,12 @@ use gos_core::workspace::lock::{BuildLock, LockHolder};
 use gos_core::workspace::{
     BuildTarget, check_build_target, commit_dir, recover_interrupted_swap, staging_dir,
 };
-use rayon::prelude::*;
-use std::path::{Path, PathBuf};
+use parse::parse_packages;
+use std::path::PathBuf;
 use std::time::Instant;
 use write::{build_lexical, write, write_workspace};
 
+mod parse;
 mod write;
 
 pub use crate::error::BuildError;
@@ -202,61 +201,8 @@ pub fn build_library_cached(
     end_stage("discover", &mut report);
 
     progress.stage("parse", Some(found.packages.len() as u64));
-    let parsed: Vec<(String, ParseResult)> = found
-        .packages
-        .par_iter()
-        .map(|p| {
-            let dir = found.roots[p.root].path.join(&p.rel);
-            if p.rel.to_str().is_none() {
-                // A path that is not UTF-8 cannot be stored or shown exactly: report it
-                // escaped instead of keeping a mangled `Source:` path that does not exist.
-                progress.advance(1);
-                let root = &found.roots[p.root].path;
-                return (
-                    escaped_path(&p.rel),
-                    Err(non_utf8_error(root, &p.rel).to_string()),
-                );
-            }
-            let r = match cache.and_then(|c| c.get(&dir)) {
-                Some(hit) => hit,
-                None => {
-                    let r = parse_found(&found, p)
-                        .map(|pkg| {
-                            let decls = declarations(&pkg.frontmatter);
-                            (normalize(&pkg), pkg.recoveries, decls)
-                        })
-                        .map_err(|e| e.to_string());
-                    if let Some(c) = cache {
-                        c.put(dir, r.clone());
-                    }
-                    r
-                }
-            };
-            progress.advance(1);
-            (p.id.clone(), r)
-        })
-        .collect();
+    let (mut normalized, declared) = parse_packages(&found, cache, progress, &mut report);
     progress.finish_stage();
-    let mut normalized: Vec<Normalized> = Vec::with_capacity(parsed.len());
-    let mut declared: Vec<(String, Vec<Declaration>)> = Vec::new();
-    for (id, item) in parsed {
-        match item {
-            Ok((n, recoveries, decls)) => {
-                if !decls.is_empty() {
-                    declared.push((n.node.id.clone(), decls));
-                }
-                for what in recoveries {
-                    report.recovered.push(Recovered {
-                        path: n.node.source_path.clone(),
-                        what,
-                    });
-                }
-                normalized.push(n);
-            }
-            Err(reason) => report.skipped.push(Skipped { path: id, reason }),
-        }
-    }
-    normalized.sort_by(|a, b| a.node.id.cmp(&b.node.id));
     end_stage("parse", &mut report);
     if let BuildTarget::Workspace { skills: previous } = target {
         // Packages left out on purpose (.gosignore, globs) do not count as failures.
@@ -378,6 +324,11 @@ pub fn build_library_cached(
     }
     if let Some(m) = memo {
         reused.workflow_bodies = m.reused;
+    }
+    if opts.relate.io_drop_both_ways {
+        let dropped = crate::io_filters::drop_io_both_ways(&mut graph);
+        report.relate.io_both_ways = dropped.io_pairs;
+        report.relate.io_against_stated = dropped.against_stated;
     }
     progress.finish_stage();
     end_stage("workflow", &mut report);
@@ -576,30 +527,4 @@ pub fn build_library_cached(
         return Err(e.into());
     }
     Ok(report)
-}
-
-/// `dir` with every byte sequence that is not UTF-8 written as `\xHH` escapes and control
-/// characters escaped ([`gos_core::hydrate::sanitize::inline`]).
-fn escaped_path(dir: &Path) -> String {
-    let bytes = dir.as_os_str().as_encoded_bytes();
-    let mut out = String::new();
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(&gos_core::hydrate::sanitize::inline(chunk.valid()));
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
-}
-
-/// The error of a package whose path relative to the library root is not UTF-8.
-fn non_utf8_error(root: &Path, dir: &Path) -> ParseError {
-    ParseError::Unusable {
-        path: root.join(dir).join("SKILL.md"),
-        reason: format!(
-            "the package path {} is not valid UTF-8, so gos cannot name it exactly in a \
-             Source line; rename the folder",
-            escaped_path(dir)
-        ),
-    }
 }

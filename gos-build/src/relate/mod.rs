@@ -16,7 +16,9 @@
 //! normalized frontmatter name, `xlsx` and `XLSX`: versions or forks of one skill, not a
 //! producer and its consumer) and skills of one kind ([`same_kind`]: `elevenlabs-tts`,
 //! `voice-ai-tts`) are never joined, and the build later drops an io edge between
-//! two skills it finds to be alternatives ([`crate::io_filters::drop_io_between_alternatives`]). Each consumer keeps
+//! two skills it finds to be alternatives ([`crate::io_filters::drop_io_between_alternatives`])
+//! and both io edges of two skills joined both ways ([`crate::io_filters::drop_io_both_ways`]).
+//! Each consumer keeps
 //! its best `max_producers` producers; among equal scores, the one with more shared specific
 //! terms, then the smaller id. (Until session 3 the tie went to producers of the consumer's own
 //! collection: on the real library 13 of the 14 DEV oracle pairs joined by an I/O edge came
@@ -86,6 +88,9 @@ pub struct RelateOptions {
     /// [`crate::io_filters::DEFAULT_IO_MIN_COSINE`]. Lexical workspaces have no vectors and
     /// keep their I/O edges.
     pub io_min_cosine: f32,
+    /// Drop the io edges of pairs joined by io edges both ways, and io edges against a stated
+    /// dependency or workflow edge ([`crate::io_filters::drop_io_both_ways`]). Default true.
+    pub io_drop_both_ways: bool,
     /// Semantic edges ([`crate::semantic`]).
     pub semantic: crate::semantic::SemanticOptions,
     /// Alternative edges ([`crate::alternative`]).
@@ -105,6 +110,7 @@ impl Default for RelateOptions {
             term_max_df: 0,
             reject_same_stage: false,
             io_min_cosine: crate::io_filters::DEFAULT_IO_MIN_COSINE,
+            io_drop_both_ways: true,
             semantic: crate::semantic::SemanticOptions::default(),
             alternative: crate::alternative::AlternativeOptions::default(),
             workflow: crate::workflow::WorkflowOptions::default(),
@@ -143,6 +149,12 @@ pub struct RelateStats {
     /// apart than [`RelateOptions::io_min_cosine`] ([`crate::io_filters::drop_io_below_cosine`];
     /// 0 without vectors).
     pub io_below_cosine: u64,
+    /// I/O edges of pairs joined by I/O edges in both directions, dropped
+    /// ([`crate::io_filters::drop_io_both_ways`]; two per pair).
+    pub io_both_ways: u64,
+    /// I/O edges dropped because they run against a declared, mention or workflow edge of the
+    /// same two skills ([`crate::io_filters::drop_io_both_ways`]).
+    pub io_against_stated: u64,
     /// Mention edges dropped because the named skill is a hub ([`MAX_MENTION_FAN_IN`]).
     pub mentions_hub: usize,
     /// Mention edges dropped because the mentioner names a list of skills

@@ -66,7 +66,7 @@ fn building_twice_gives_byte_identical_manifest_and_graph() {
 fn fixture_chains_become_dependency_edges() {
     let tmp = tempfile::tempdir().unwrap();
     let ws_dir = tmp.path().join("ws");
-    build(&repo().join("fixtures/library"), &ws_dir);
+    let report = build(&repo().join("fixtures/library"), &ws_dir);
     let ws = Workspace::open(&ws_dir).unwrap();
     let has = |s: &str, t: &str| {
         ws.graph().edges().any(|e| {
@@ -86,6 +86,52 @@ fn fixture_chains_become_dependency_edges() {
         .find(|e| e.source == "docs/pdf-text-extraction" && e.target == "docs/invoice-field-parser")
         .expect("mention edge");
     assert_eq!(mention.provenance, gos_core::EdgeProvenance::Mention);
+    // Two image tools each take in what the other makes: neither is the other's
+    // prerequisite, and both io edges go. The io edge from `sequence-alignment` back to
+    // `fasta-reader` runs against the mention the text states and goes too.
+    let io = |s: &str, t: &str| {
+        ws.graph()
+            .edges()
+            .any(|e| e.source == s && e.target == t && e.provenance == gos_core::EdgeProvenance::Io)
+    };
+    let dropped = [
+        ("media/image-ocr", "media/image-resize"),
+        ("media/image-resize", "media/image-ocr"),
+        ("science/sequence-alignment", "science/fasta-reader"),
+    ];
+    for (s, t) in dropped {
+        assert!(!io(s, t), "{s} -> {t}");
+    }
+    assert!(ws.graph().edges().any(|e| {
+        e.source == "science/fasta-reader"
+            && e.target == "science/sequence-alignment"
+            && e.provenance == gos_core::EdgeProvenance::Mention
+    }));
+    assert_eq!(report.relate.io_both_ways, 2);
+    assert_eq!(report.relate.io_against_stated, 1);
+    // Without the rule the io rule makes all three.
+    let kept_dir = tmp.path().join("kept");
+    let opts = BuildOptions {
+        force: false,
+        library: repo().join("fixtures/library"),
+        workspace: kept_dir.clone(),
+        relate: RelateOptions {
+            io_drop_both_ways: false,
+            ..RelateOptions::default()
+        },
+        embed: None,
+    };
+    let kept = build_workspace(&opts, &NoProgress).expect("build succeeds");
+    assert_eq!(kept.relate.io_both_ways, 0);
+    let kept = Workspace::open(&kept_dir).unwrap();
+    for (s, t) in dropped {
+        assert!(
+            kept.graph().edges().any(|e| e.source == s
+                && e.target == t
+                && e.provenance == gos_core::EdgeProvenance::Io),
+            "{s} -> {t} without the rule"
+        );
+    }
 }
 
 /// A prerequisite that shares no word with the query: only reverse-aware diffusion reaches it.
