@@ -39,8 +39,13 @@ pub fn collapse(
 }
 
 /// Put, in the first position each group of `groups` holds in `ranked`, the group's member
-/// with the highest [`RankedSkill::pool_score`] (the earlier one on a tie, so a group none of
-/// whose members is in the first-stage pool is left as it is); the group's other members move
+/// with the highest [`RankedSkill::pool_score`]; on a tie between two members of the
+/// first-stage pool, the smaller node index (the smaller id), otherwise the earlier one (so a
+/// group none of whose members is in the pool is left as it is). Among copies with one
+/// first-stage score the rank order is graph mass alone, whose last digits differ between the
+/// PPR solvers (exact and push chose different copies on 5 DEV tasks, docs/performance.md);
+/// for such ties between pool members the id makes `gos retrieve` and `gos eval` pick the same
+/// copy. The group's other members move
 /// one group position down, keeping their order, so the alternates stay in rank order. Final
 /// scores stay with the positions, so the list stays in non-increasing score order and the
 /// bundle cut sees the scores it saw before; entries outside the group do not move. Cost:
@@ -52,7 +57,12 @@ pub fn query_match_first(groups: &NodeGroups, ranked: &mut [RankedSkill]) {
         if let Some(g) = groups.group_of(r.node) {
             positions.entry(g).or_default().push(i);
             let b = best.entry(g).or_insert(i);
-            if r.pool_score > ranked[*b].pool_score {
+            let held = &ranked[*b];
+            let tie_to_smaller_id = r.pool_score == held.pool_score
+                && r.pool_rank.is_some()
+                && held.pool_rank.is_some()
+                && r.node < held.node;
+            if r.pool_score > held.pool_score || tie_to_smaller_id {
                 *b = i;
             }
         }
@@ -115,8 +125,9 @@ mod tests {
     /// Group {s1, s3, s5}: s1 ranks second on graph mass, s5 sixth but the query matches it
     /// best (first-stage 0.6 against 0.2 and 0.1). The group's slot stays second with its
     /// score 0.9, held by s5; s1 and s3 are its alternates, in rank order. A group no member of
-    /// which is in the pool ({s2, s4}) keeps its best-ranked member. Entries outside the group
-    /// keep their places and scores.
+    /// which is in the pool ({s2, s4}, tied at 0) keeps its best-ranked member s4, though s2
+    /// has the smaller id: the id breaks ties between pool members only. Entries outside the
+    /// group keep their places and scores.
     #[test]
     fn the_copy_the_query_matches_best_takes_its_groups_slot() {
         let stored = DuplicateGroups {
@@ -136,21 +147,56 @@ mod tests {
         let mut r = vec![
             with(0, 1.0, 0.9),
             with(1, 0.9, 0.2),
-            with(2, 0.8, 0.0),
+            with(4, 0.8, 0.0),
             with(3, 0.7, 0.1),
-            with(4, 0.6, 0.0),
+            with(2, 0.6, 0.0),
             with(5, 0.5, 0.6),
         ];
         query_match_first(&groups, &mut r);
         let order: Vec<(usize, f64)> = r.iter().map(|x| (x.node, x.score)).collect();
         assert_eq!(
             order,
-            vec![(0, 1.0), (5, 0.9), (2, 0.8), (1, 0.7), (4, 0.6), (3, 0.5)]
+            vec![(0, 1.0), (5, 0.9), (4, 0.8), (1, 0.7), (2, 0.6), (3, 0.5)]
         );
         let alternates = groups.collapse(&mut r, |x| x.node);
         let kept: Vec<usize> = r.iter().map(|x| x.node).collect();
-        assert_eq!(kept, vec![0, 5, 2]);
-        assert_eq!(alternates, BTreeMap::from([(5, vec![1, 3]), (2, vec![4])]));
+        assert_eq!(kept, vec![0, 5, 4]);
+        assert_eq!(alternates, BTreeMap::from([(5, vec![1, 3]), (4, vec![2])]));
+    }
+
+    /// Group {s1, s2, s3}: s3 and s1 tie on the first-stage score (two identical copies), s3
+    /// ranks first on graph mass. The slot goes to s1, the smaller id, whatever the graph mass
+    /// says; s2 (lower first-stage score) stays an alternate. Reversing the graph-mass order
+    /// of the tied pair changes nothing.
+    #[test]
+    fn a_tie_on_the_first_stage_score_goes_to_the_smaller_id() {
+        let stored = DuplicateGroups {
+            method: "test".into(),
+            threshold: 0.7,
+            groups: vec![vec!["s1".into(), "s2".into(), "s3".into()]],
+        };
+        let ids = ["s0", "s1", "s2", "s3"];
+        let groups = NodeGroups::new(&stored, &ids, Path::new("x")).unwrap();
+        let with = |node, score, pool, rank| RankedSkill {
+            pool_score: pool,
+            pool_rank: Some(rank),
+            ..RankedSkill::scored(node, score)
+        };
+        for first in [3, 1] {
+            let second = 4 - first;
+            let mut r = vec![
+                with(0, 1.0, 0.9, 1),
+                with(first, 0.8, 0.5, 2),
+                with(2, 0.7, 0.4, 4),
+                with(second, 0.6, 0.5, 3),
+            ];
+            query_match_first(&groups, &mut r);
+            assert_eq!(r[1].node, 1, "graph mass ranked s{first} first");
+            assert_eq!(r[1].score, 0.8);
+            let alternates = groups.collapse(&mut r, |x| x.node);
+            assert_eq!(r.iter().map(|x| x.node).collect::<Vec<_>>(), vec![0, 1]);
+            assert_eq!(alternates[&1].len(), 2);
+        }
     }
 
     #[test]
