@@ -162,7 +162,8 @@ fn digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> [u8; 32] {
 /// `stats` gets the counters of the pass either way.
 ///
 /// # Errors
-/// [`BuildError::Index`] when the index cannot be opened or searched.
+/// [`BuildError::Workspace`] (the index's [`gos_core::Error`]) when the index cannot be opened or
+/// searched.
 pub(crate) fn bm25_semantic(
     nodes: &[SkillNode],
     index: &Path,

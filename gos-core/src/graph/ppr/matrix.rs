@@ -70,7 +70,7 @@ impl TransitionMatrix {
     }
 
     /// [`TransitionMatrix::build`] with each edge's weight first multiplied by `forward(e)`
-    /// (the typed factors of [`TypeWeights`]).
+    /// (the typed factors of [`super::typed::TypeWeights`]).
     pub(super) fn build_scaled(
         graph: &SkillGraph,
         reverse: &ReverseWeights,

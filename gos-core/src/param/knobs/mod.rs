@@ -8,7 +8,7 @@ mod experimental;
 mod graph;
 mod ranking;
 
-/// The text of a [`Range::Form`] value.
+/// The text of a [`super::Range::Form`] value.
 fn text<'v>(v: Value<'v>) -> &'v str {
     match v {
         Value::Text(t) => t,

@@ -15,9 +15,9 @@ pub(super) enum Weights {
     /// (PyTorch's `(outputs, inputs)` made it gather the weight element by element on every
     /// call, ~30% of the stage's time).
     Transposed(Vec<f32>),
-    /// Packed once into the panels of [`super::panels`] (AVX2 without AVX-512).
+    /// Packed once into the panels of [`super::super::panels`] (AVX2 without AVX-512).
     Panels(Panels),
-    /// Quantized to int8 per output channel ([`super::int8`]; the opt-in int8 query encoder).
+    /// Quantized to int8 per output channel ([`super::super::int8`]; the opt-in int8 query encoder).
     Int8(QuantizedPanels),
 }
 
@@ -123,7 +123,7 @@ impl Dense {
         Some(w)
     }
 
-    /// Quantize the weight to int8 per output channel ([`super::int8`]); the bias stays f32.
+    /// Quantize the weight to int8 per output channel ([`super::super::int8`]); the bias stays f32.
     /// A layer already quantized stays as it is.
     pub(crate) fn quantize_int8(&mut self) {
         if let Some(w) = self.weight_rows() {
