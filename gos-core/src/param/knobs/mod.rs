@@ -16,7 +16,6 @@ fn text<'v>(v: Value<'v>) -> &'v str {
     }
 }
 
-/// Every knob of retrieval.
 /// The groups in table order.
 const PARTS: &[&[Knob]] = &[
     graph::KNOBS,
