@@ -13,5 +13,6 @@ mod llm_secrets;
 mod parse_odd_skills;
 mod semantic_walk;
 mod stage_caches;
+mod stated_prerequisites;
 mod vector_stage_cache;
 mod watch;

@@ -87,6 +87,18 @@ impl EdgeProvenance {
         }
     }
 
+    /// Whether the skills' own text states the edge: a declared dependency, a mention of the
+    /// other skill as a prerequisite, or a workflow sequence. Read samples accept these far
+    /// more often than io edges inferred from artifact types (docs/graph-quality.md), which is
+    /// why a prerequisite past the bundle cut comes back by a stated edge only by default
+    /// (`retrieve::cut::KeepPrerequisites::Stated`).
+    pub fn is_stated(self) -> bool {
+        matches!(
+            self,
+            EdgeProvenance::Declared | EdgeProvenance::Mention | EdgeProvenance::Sequence
+        )
+    }
+
     /// Whether the edge comes from a similarity rule (vector, BM25, duplicate group, same
     /// job): the semantic and alternative edges an LLM validator may confirm.
     pub fn is_similarity(self) -> bool {

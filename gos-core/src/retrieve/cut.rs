@@ -21,7 +21,7 @@
 //! candidate is always kept: whether anything is relevant at all is the relevance floors'
 //! decision ([`crate::relevance`]), not the cut's.
 
-use crate::graph::{EdgeType, SkillGraph};
+use crate::graph::{EdgeType, SkillEdge, SkillGraph};
 use crate::rerank::RankedSkill;
 use std::collections::HashSet;
 
@@ -114,27 +114,92 @@ pub fn keep_cut_of(pool: &mut [RankedSkill], kept: &HashSet<usize>) -> usize {
     pool[..end].iter().filter(|r| stays(r)).count()
 }
 
-/// After the cut: the candidates of `pool[kept..]` that are prerequisites of a kept skill (a
-/// dependency or workflow edge from them to it, followed through rescued prerequisites too)
-/// move up to just after the kept ones, in rank order; returns the new number kept.
+/// Which candidates past the adaptive cut come back as prerequisites of a kept skill
+/// ([`keep_prerequisites`]).
+///
+/// Default [`KeepPrerequisites::Stated`]: an edge the skills' own text states (a declared
+/// dependency, a mention of the other skill as a prerequisite, a workflow sequence; provenance
+/// declared / mention / sequence) is read as acceptable far more often than an io edge
+/// inferred from overlapping artifact types (read samples: mention 48%, workflow 94%, io
+/// 18-27%, docs/graph-quality.md), and on fixtures/library the chains the cut ends early are
+/// stated ones. `All` also follows io and LLM-proposed edges; on DEV that added no recall and
+/// cost precision (session 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeepPrerequisites {
+    /// The cut is final.
+    Off,
+    /// Bring back prerequisites joined to a kept skill by a stated edge (declared, mention,
+    /// workflow sequence).
+    #[default]
+    Stated,
+    /// Bring back prerequisites joined by any dependency or workflow edge.
+    All,
+}
+
+impl KeepPrerequisites {
+    /// The knob's names, in [`crate::param`] order.
+    pub const NAMES: [&'static str; 3] = ["off", "stated", "all"];
+
+    /// Whether `e` (a dependency or workflow edge) brings its source back.
+    fn follows(self, e: &SkillEdge) -> bool {
+        matches!(e.edge_type, EdgeType::Dependency | EdgeType::Workflow)
+            && match self {
+                KeepPrerequisites::Off => false,
+                KeepPrerequisites::Stated => e.provenance.is_stated(),
+                KeepPrerequisites::All => true,
+            }
+    }
+}
+
+impl std::fmt::Display for KeepPrerequisites {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(Self::NAMES[*self as usize])
+    }
+}
+
+impl std::str::FromStr for KeepPrerequisites {
+    type Err = String;
+
+    /// `off`, `stated` or `all`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "off" => Ok(KeepPrerequisites::Off),
+            "stated" => Ok(KeepPrerequisites::Stated),
+            "all" => Ok(KeepPrerequisites::All),
+            _ => Err(format!("`{s}` is not one of off, stated, all")),
+        }
+    }
+}
+
+/// After the cut: the candidates of `pool[kept..]` that are prerequisites of a kept skill (an
+/// edge from them to it that `which` follows, [`KeepPrerequisites`], followed through rescued
+/// prerequisites too) move up to just after the kept ones, in rank order; returns the new
+/// number kept.
 ///
 /// Why: the first-stage pool also holds a task's unnamed prerequisites, ranked low because
 /// the task does not name them (fixtures/library's chains: `geo/shapefile-reader` at rank 3
 /// and `geo/geojson-reproject` at rank 8 of a choropleth task), and a cliff in the scores
 /// before them would otherwise end the bundle before the graph's reason to keep them is read.
 /// Cost: one pass over the out-edges of `pool[kept..]` per rescued layer.
-pub fn keep_prerequisites(graph: &SkillGraph, pool: &mut [RankedSkill], kept: usize) -> usize {
+pub fn keep_prerequisites(
+    graph: &SkillGraph,
+    pool: &mut [RankedSkill],
+    kept: usize,
+    which: KeepPrerequisites,
+) -> usize {
     let kept = kept.min(pool.len());
+    if which == KeepPrerequisites::Off {
+        return kept;
+    }
     let mut inside: HashSet<usize> = pool[..kept].iter().map(|r| r.node).collect();
     let mut rescued = 0;
     loop {
         let before = rescued;
         for r in &pool[kept..] {
             let feeds_a_kept_skill = !inside.contains(&r.node)
-                && graph.outgoing(r.node).any(|(to, e)| {
-                    matches!(e.edge_type, EdgeType::Dependency | EdgeType::Workflow)
-                        && inside.contains(&to)
-                });
+                && graph
+                    .outgoing(r.node)
+                    .any(|(to, e)| which.follows(e) && inside.contains(&to));
             if feeds_a_kept_skill {
                 inside.insert(r.node);
                 rescued += 1;
@@ -207,38 +272,70 @@ mod tests {
         assert_eq!(both.keep(&r, 6), 4);
     }
 
-    /// Chain a -> b -> c (a feeds b, b feeds c); c is kept, the cut fell before b and a, and x
-    /// (unlinked) sits between them: b and a move up, x stays out.
+    /// Chain a -> b -> c (a feeds b by an io edge, b feeds c by a stated workflow sequence); c
+    /// is kept, the cut fell before b and a, and x (unlinked) sits between them. `All`: b and a
+    /// move up, x stays out. `Stated`: only b (a's edge is inferred from types). `Off`: nothing.
     #[test]
     fn prerequisites_of_kept_skills_come_back_after_the_cut() {
-        use crate::graph::{EdgeProvenance, SkillEdge};
+        use crate::graph::EdgeProvenance;
         let ids = ["c", "x", "a", "b", "y"];
         let mut g = SkillGraph::new(ids.iter().map(|s| s.to_string()));
-        for (from, to, ty) in [
-            ("a", "b", EdgeType::Dependency),
-            ("b", "c", EdgeType::Workflow),
-            ("y", "c", EdgeType::Semantic),
+        for (from, to, ty, provenance) in [
+            ("a", "b", EdgeType::Dependency, EdgeProvenance::Io),
+            ("b", "c", EdgeType::Workflow, EdgeProvenance::Sequence),
+            ("y", "c", EdgeType::Semantic, EdgeProvenance::Vector),
         ] {
             assert!(g.add_edge(SkillEdge {
                 source: from.into(),
                 target: to.into(),
                 edge_type: ty,
                 weight: 1.0,
-                provenance: EdgeProvenance::Io,
+                provenance,
                 evidence: String::new(),
             }));
         }
-        let mut pool: Vec<RankedSkill> = ids
+        let pool: Vec<RankedSkill> = ids
             .iter()
             .enumerate()
             .map(|(i, _)| RankedSkill::scored(i, 5.0 - i as f64))
             .collect();
-        let kept = keep_prerequisites(&g, &mut pool, 1);
-        assert_eq!(kept, 3);
-        let order: Vec<usize> = pool.iter().map(|r| r.node).collect();
+        let order = |p: &[RankedSkill]| p.iter().map(|r| r.node).collect::<Vec<_>>();
+
+        let mut all = pool.clone();
+        assert_eq!(
+            keep_prerequisites(&g, &mut all, 1, KeepPrerequisites::All),
+            3
+        );
         // c, then b (feeds c) and a (feeds b) in rank order, then x and y (semantic: no).
-        assert_eq!(order, [0, 2, 3, 1, 4]);
-        assert_eq!(keep_prerequisites(&g, &mut pool, 5), 5);
+        assert_eq!(order(&all), [0, 2, 3, 1, 4]);
+        assert_eq!(
+            keep_prerequisites(&g, &mut all, 5, KeepPrerequisites::All),
+            5
+        );
+
+        let mut stated = pool.clone();
+        assert_eq!(
+            keep_prerequisites(&g, &mut stated, 1, KeepPrerequisites::Stated),
+            2
+        );
+        assert_eq!(order(&stated), [0, 3, 1, 2, 4]);
+
+        let mut off = pool.clone();
+        assert_eq!(
+            keep_prerequisites(&g, &mut off, 1, KeepPrerequisites::Off),
+            1
+        );
+        assert_eq!(order(&off), [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn keep_prerequisites_reads_its_three_names() {
+        for name in KeepPrerequisites::NAMES {
+            let k: KeepPrerequisites = name.parse().unwrap();
+            assert_eq!(k.to_string(), name);
+        }
+        assert_eq!(KeepPrerequisites::default(), KeepPrerequisites::Stated);
+        assert!("1".parse::<KeepPrerequisites>().is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub mod limits;
 mod options;
 mod reason;
 
-pub use cut::BundleCut;
+pub use cut::{BundleCut, KeepPrerequisites};
 pub use options::{
     DEFAULT_COLLAPSE_ALTERNATIVES, DEFAULT_COLLAPSE_DUPLICATES, DEFAULT_CUT_WITHOUT_SEMANTIC,
     DEFAULT_EDGE_SEMANTIC_LEXICAL, DEFAULT_KEEP_PREREQUISITES, DEFAULT_MIN_SKILL_COSINE,
@@ -428,8 +428,9 @@ impl Retriever {
             Some(kept) => cut::keep_cut_of(pool.to_mut(), kept),
             None => opts.bundle_cut.keep(&pool, pool.len()),
         };
-        if opts.keep_prerequisites && opts.mode != RetrievalMode::NoGraph {
-            eligible = cut::keep_prerequisites(g, pool.to_mut(), eligible);
+        if opts.mode != RetrievalMode::NoGraph && opts.keep_prerequisites != KeepPrerequisites::Off
+        {
+            eligible = cut::keep_prerequisites(g, pool.to_mut(), eligible, opts.keep_prerequisites);
         }
         let mut decision = relevance::decide(&floors, &evidence, eligible);
         let bundle = match decision {

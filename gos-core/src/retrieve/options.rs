@@ -9,7 +9,7 @@ use crate::relevance::{
 use crate::rerank::RerankWeights;
 use crate::seed::SeedParams;
 
-use super::cut::BundleCut;
+use super::cut::{BundleCut, KeepPrerequisites};
 
 /// Everything that shapes one retrieval. `RetrieveOptions::default()` is what `gos retrieve`
 /// does without options.
@@ -60,9 +60,9 @@ pub struct RetrieveOptions {
     /// [`DEFAULT_MIN_SKILL_COSINE`]; -1 turns it off.
     pub min_skill_cosine: f32,
     /// After the adaptive cut, bring back the candidates past it that feed a kept skill by a
-    /// dependency or workflow edge ([`super::cut::keep_prerequisites`]), in graph modes.
-    /// Default [`DEFAULT_KEEP_PREREQUISITES`].
-    pub keep_prerequisites: bool,
+    /// dependency or workflow edge of the kinds chosen ([`super::cut::keep_prerequisites`]),
+    /// in graph modes. Default [`DEFAULT_KEEP_PREREQUISITES`].
+    pub keep_prerequisites: KeepPrerequisites,
     /// Adaptive bundle size ([`BundleCut`]); default [`BundleCut::default`] (floor 0.2, gap
     /// 0.5).
     pub bundle_cut: BundleCut,
@@ -106,12 +106,15 @@ pub const DEFAULT_COLLAPSE_ALTERNATIVES: bool = true;
 /// fixture benchmark (no-graph/dense recall@50 1.000 -> 0.933).
 pub const DEFAULT_MIN_SKILL_COSINE: f32 = 0.1;
 
-/// Default [`RetrieveOptions::keep_prerequisites`]: off. On fixtures/library it restores the
-/// chains the cut ends early (reverse/lexical bundle recall 0.900 -> 1.000, precision 0.668 ->
-/// 0.565), but on DEV it adds no recall and costs precision (hybrid 0.383 -> 0.337, lexical
-/// 0.342 -> 0.310, equivalent metrics): most io edges it follows there are not prerequisites
-/// (docs/graph-quality.md, "Session 7: the default bundle").
-pub const DEFAULT_KEEP_PREREQUISITES: bool = false;
+/// Default [`RetrieveOptions::keep_prerequisites`]: [`KeepPrerequisites::Stated`]. With every
+/// dependency edge (`all`) it restored fixtures/library's chains the cut ends early
+/// (reverse/lexical bundle recall 0.900 -> 1.000, precision 0.668 -> 0.565) but on DEV it
+/// added no recall and cost precision (hybrid 0.383 -> 0.337, lexical 0.342 -> 0.310,
+/// equivalent metrics): most io edges it followed there are not prerequisites
+/// (docs/graph-quality.md, "Session 7: the default bundle"). Edges the text states are read as
+/// acceptable far more often, and without them a new user's `requires:` prerequisite that the
+/// query also matched weakly was cut (session 19), so those come back by default.
+pub const DEFAULT_KEEP_PREREQUISITES: KeepPrerequisites = KeepPrerequisites::Stated;
 
 /// Default [`RetrieveOptions::cut_without_semantic`]: on. With semantic edges in the walk and
 /// the cut on the final scores, their mass opened DEV bundles of one skill to eight siblings

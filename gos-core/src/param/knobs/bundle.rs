@@ -2,6 +2,7 @@
 
 use super::super::{Access, Category, Knob, Range, Status, Unit};
 use super::text;
+use crate::retrieve::KeepPrerequisites;
 
 /// The knobs of this group, in `--help` order.
 pub(super) const KNOBS: &[Knob] = &[
@@ -168,14 +169,14 @@ pub(super) const KNOBS: &[Knob] = &[
     Knob {
         name: "keep_prerequisites",
         aliases: &[],
-        doc: "After the adaptive cut, bring back the candidates past it that feed a kept skill by a dependency or workflow edge (graph modes).",
-        unit: Unit::Switch,
-        range: Range::Switch,
+        doc: "After the adaptive cut, bring back the candidates past it that feed a kept skill: off, stated (by a declared, mention or workflow edge: what the skills' text says) or all (io edges too) (graph modes).",
+        unit: Unit::Choice,
+        range: Range::Choice(&KeepPrerequisites::NAMES),
         category: Category::Bundle,
         status: Status::Stable,
         access: Access::Options {
             set: |o, v| {
-                o.keep_prerequisites = v.switch();
+                o.keep_prerequisites = v.text().parse()?;
                 Ok(())
             },
             get: |o| o.keep_prerequisites.to_string(),
