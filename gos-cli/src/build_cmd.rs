@@ -105,16 +105,25 @@ pub fn run(mut args: BuildArgs) -> Result<ExitCode> {
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
+    let total = report.edges.values().sum::<usize>();
+    let breakdown = if total == 0 {
+        String::new()
+    } else {
+        format!(
+            " (by type: {}; by provenance: {})",
+            edges.join(", "),
+            prov.join(", ")
+        )
+    };
     eprintln!(
-        "built {} in {:.1} s: {} skills ({} skipped, {} repaired), {} edges [{}] [{}], {} isolated",
+        "built {} in {:.1} s: {} skills ({} skipped, {} repaired), {total} {}{breakdown}, {} \
+         isolated (no edge of any type)",
         report.workspace,
         report.wall_ms as f64 / 1e3,
         report.nodes,
         report.skipped.len(),
         report.recovered.len(),
-        report.edges.values().sum::<usize>(),
-        edges.join(", "),
-        prov.join(", "),
+        if total == 1 { "edge" } else { "edges" },
         report.isolated,
     );
     match &report.embed {

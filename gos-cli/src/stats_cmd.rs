@@ -82,8 +82,8 @@ pub fn run(args: StatsArgs) -> Result<()> {
     for (p, c) in &by_prov {
         println!("{}", count_row(&format!("via {p}"), *c));
     }
-    println!("isolated    {}", g.isolated_count());
-    println!("degree      mean {mean:.2}, max {max}");
+    println!("isolated    {} (no edge of any type)", g.isolated_count());
+    println!("degree      mean {mean:.2}, max {max} (edges at a skill, in and out)");
     for (b, c) in &hist {
         println!("  deg {b:<6}{c}");
     }
@@ -97,6 +97,9 @@ pub fn run(args: StatsArgs) -> Result<()> {
             v["degree"]["max"].as_u64().unwrap_or(0)
         );
     }
+    println!(
+        "(per type: isolated = skills with no edge of that type; a degree counts each edge at both ends)"
+    );
     Ok(())
 }
 
