@@ -69,7 +69,7 @@ pub fn drop_io_both_ways(graph: &mut SkillGraph) -> BothWays {
     for (s, t, e) in graph.indexed_edges() {
         if e.provenance == EdgeProvenance::Io {
             io.insert((s, t));
-        } else if matches!(e.edge_type, EdgeType::Dependency | EdgeType::Workflow) {
+        } else if e.provenance.is_stated() {
             stated.insert((s, t));
         }
     }

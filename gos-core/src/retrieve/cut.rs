@@ -188,9 +188,6 @@ pub fn keep_prerequisites(
     which: KeepPrerequisites,
 ) -> usize {
     let kept = kept.min(pool.len());
-    if which == KeepPrerequisites::Off {
-        return kept;
-    }
     let mut inside: HashSet<usize> = pool[..kept].iter().map(|r| r.node).collect();
     let mut rescued = 0;
     loop {

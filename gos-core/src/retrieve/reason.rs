@@ -2,7 +2,7 @@
 
 use crate::diffuse::RetrievalMode;
 use crate::graph::prerequisite::{Link, link_to};
-use crate::graph::{EdgeProvenance, EdgeType, SkillEdge};
+use crate::graph::{EdgeProvenance, SkillEdge};
 use crate::rerank::RankedSkill;
 use crate::workspace::Workspace;
 
@@ -51,7 +51,7 @@ pub fn reason(
         // A seed that the text of a better-ranked skill states as its prerequisite says so too:
         // that is why it stays past a cliff in the scores (cut::KeepPrerequisites::Stated).
         return match linked() {
-            Some((other, Link::PrerequisiteOf, e)) if stated(e) => {
+            Some((other, Link::PrerequisiteOf, e)) if e.provenance.is_stated() => {
                 format!("{seed}; {}", phrase(other, Link::PrerequisiteOf, e))
             }
             _ => seed,
@@ -66,10 +66,4 @@ pub fn reason(
         Some(l) => format!("first-stage match (rank {l}: {})", evidence()),
         None => "reached by graph diffusion".to_string(),
     }
-}
-
-/// Whether `e` is a dependency or workflow edge that the skills' text states (declared,
-/// mention, sequence) rather than one inferred from artifact types or proposed by an LLM.
-fn stated(e: &SkillEdge) -> bool {
-    matches!(e.edge_type, EdgeType::Dependency | EdgeType::Workflow) && e.provenance.is_stated()
 }
