@@ -12,7 +12,9 @@ use crate::artifacts::{
 use crate::package::SkillPackage;
 use gos_core::index::lexical::LexicalDoc;
 use gos_core::{Field, SkillNode};
+use regex::Regex;
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 /// Most characters kept of a display name.
 const MAX_NAME_CHARS: usize = 120;
@@ -102,29 +104,22 @@ fn section_items(text: &str) -> Vec<String> {
 }
 
 /// Skill names the body points to as skills: a backticked name followed within two words by
-/// "skill" (`use the \`pdf-text-extraction\` skill`), lower-cased, in first-seen order.
+/// "skill" or "skills" (`use the \`pdf-text-extraction\` skill`), lower-cased, in first-seen
+/// order. These become mention edges ([`crate::relate`]).
 pub fn skill_mentions(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     let mut rest = body;
     while let Some(open) = rest.find('`') {
         let after = &rest[open + 1..];
         let Some(close) = after.find('`') else { break };
         let name = &after[..close];
         let tail = &after[close + 1..];
-        let next_words: Vec<String> = tail
-            .split_whitespace()
-            .take(2)
-            .map(|w| {
-                w.trim_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase()
-            })
-            .collect();
         let valid_name = !name.is_empty()
             && name.len() <= 80
             && name
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '(' | ')'));
-        if valid_name && next_words.iter().any(|w| w == "skill" || w == "skills") {
+        if valid_name && skill_word_follows(tail) {
             let lower = name.to_lowercase();
             if !out.contains(&lower) {
                 out.push(lower);
@@ -133,6 +128,87 @@ pub fn skill_mentions(body: &str) -> Vec<String> {
         rest = &after[close + 1..];
     }
     out
+}
+
+/// Compound names (words joined by `-` or `_`, optionally in bold) that the prose of `body`
+/// calls a skill without backticks ("parse it with the gcode-parser skill first"),
+/// lower-cased, in first-seen order, each with its 0-based line in `body`. Fenced code and
+/// backtick spans are skipped, and a token that is part of a path, a URL or a file name
+/// (`/x-y`, `x-y.md`, `run_all(`) names nothing.
+///
+/// They make **no edge**: in the real library half of them name a skill as a prerequisite
+/// and the rest are English compounds ("which problem-solving skill to use") or "see also"
+/// lines, and linking them cost DEV precision (docs/graph-quality.md, "Session 20"). `gos
+/// lint` reports the ones that name a skill of the library, so an author can mark them.
+pub fn unmarked_skill_mentions(body: &str) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (no, line) in prose_lines(body) {
+        for m in COMPOUND.find_iter(&line) {
+            let before = line[..m.start()].chars().next_back();
+            let after = line[m.end()..].chars().next();
+            let in_path = before.is_some_and(|c| matches!(c, '/' | '.' | '@' | '$' | '=' | ':'))
+                || after.is_some_and(|c| matches!(c, '/' | '(' | '='))
+                || (after == Some('.')
+                    && line[m.end() + 1..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_alphanumeric));
+            if !in_path && m.len() <= 80 && skill_word_follows(&line[m.end()..]) {
+                let lower = m.as_str().to_lowercase();
+                if !out.iter().any(|(n, _)| *n == lower) {
+                    out.push((lower, no));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A compound skill name: alphanumeric words joined by `-` or `_` (at least two words).
+static COMPOUND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b").expect("valid compound-name pattern")
+});
+
+/// Whether "skill" or "skills" is one of the first two words of `tail`.
+fn skill_word_follows(tail: &str) -> bool {
+    tail.split_whitespace().take(2).any(|w| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        w == "skill" || w == "skills"
+    })
+}
+
+/// The lines of `body` outside fenced code blocks with their 0-based numbers, backtick spans
+/// blanked out and `*` (bold) as spaces.
+fn prose_lines(body: &str) -> Vec<(usize, String)> {
+    let mut lines = Vec::new();
+    let mut fenced = false;
+    for (no, line) in body.lines().enumerate() {
+        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut prose = String::with_capacity(line.len());
+        let mut in_code = false;
+        for c in line.chars() {
+            if c == '`' {
+                in_code = !in_code;
+                prose.push(' ');
+            } else if in_code {
+                prose.push('\u{0}');
+            } else if c == '*' {
+                prose.push(' ');
+            } else {
+                prose.push(c);
+            }
+        }
+        lines.push((no, prose));
+    }
+    lines
 }
 
 /// Normalize one package.
@@ -314,6 +390,28 @@ mod tests {
                     The `fasta-reader` and other skills. Plain pdf skill.";
         assert_eq!(skill_mentions(body), vec!["pdf-text-extraction"]);
         assert_eq!(skill_mentions("see `a-b`, skill"), vec!["a-b"]);
+    }
+
+    #[test]
+    fn unmarked_mentions_are_compound_names_called_a_skill_outside_code() {
+        let body = "First parse the file with the gcode-parser skill to get moves.json.\n\
+                    Pairs with the **premium-frontend-ui** skill. Read docs/setup-guide skill \
+                    notes and setup-guide.md skills, call run_all(x) skill.\n\
+                    A search skill, the `pdf` tool, the Gcode_Parser skills.\n\
+                    ```\nnpx add code-block skill\n```\n\
+                    Run `npx add` then in-code skill `x`.";
+        let found = unmarked_skill_mentions(body);
+        let names: Vec<(&str, usize)> = found.iter().map(|(n, l)| (n.as_str(), *l)).collect();
+        assert_eq!(
+            names,
+            vec![
+                ("gcode-parser", 0),
+                ("premium-frontend-ui", 1),
+                ("gcode_parser", 2),
+                ("in-code", 6)
+            ]
+        );
+        assert!(skill_mentions(body).is_empty());
     }
 
     #[test]

@@ -15,8 +15,10 @@
 //! `description-when` (warning: the description never says when to use the skill),
 //! `broken-link` (warning: a relative link to a file that does not exist),
 //! `dependency-unresolved` and `dependency-ambiguous` (warnings: a declared dependency that
-//! links nothing, see [`crate::declared`]), `near-duplicate` (warning: a package of another root
-//! with the same name and the same or nearly the same description).
+//! links nothing, see [`crate::declared`]), `mention-unmarked` (warning: the body calls another
+//! skill of the library a skill without backticks, "the gcode-parser skill", which links
+//! nothing; [`crate::normalize::unmarked_skill_mentions`]), `near-duplicate` (warning: a
+//! package of another root with the same name and the same or nearly the same description).
 
 mod rules;
 
@@ -209,6 +211,9 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
             });
         }
     }
+    report
+        .diagnostics
+        .extend(rules::unmarked_mentions(&packages, &normalized));
     report
         .diagnostics
         .extend(rules::near_duplicates(&packages, &nodes));

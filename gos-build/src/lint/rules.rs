@@ -18,6 +18,8 @@ const SPEC_FIELDS: [&str; 6] = [
     "metadata",
     "allowed-tools",
 ];
+/// Most unmarked mentions reported per package (a body listing many is a catalogue).
+const MAX_UNMARKED_PER_PACKAGE: usize = 5;
 /// Most characters of a name (specification).
 const MAX_NAME: usize = 64;
 /// Most characters of a description (specification).
@@ -216,6 +218,62 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
             Warning,
             format!("link to `{target}`: no such file in the package"),
         );
+    }
+    out
+}
+
+/// `mention-unmarked`: the compound names a body calls a skill without backticks
+/// ([`crate::normalize::unmarked_skill_mentions`]) that name another skill of the library
+/// (frontmatter or folder name) and that the body does not also mark. At most
+/// [`MAX_UNMARKED_PER_PACKAGE`] per package, in body order.
+pub(super) fn unmarked_mentions(
+    packages: &[(usize, String, SkillPackage)],
+    normalized: &[crate::normalize::Normalized],
+) -> Vec<Diagnostic> {
+    let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
+    for (i, n) in normalized.iter().enumerate() {
+        by_name
+            .entry(n.node.name.to_lowercase())
+            .or_default()
+            .insert(i);
+        by_name
+            .entry(n.node.folder().to_lowercase())
+            .or_default()
+            .insert(i);
+    }
+    let mut out = Vec::new();
+    for (i, (_, file, pkg)) in packages.iter().enumerate() {
+        let node = &normalized[i].node;
+        let unmarked = crate::normalize::unmarked_skill_mentions(&pkg.body);
+        let found = unmarked.iter().filter(|(name, _)| {
+            !normalized[i].mentions.contains(name)
+                && !crate::edge_evidence::is_common_word(name)
+                && !node.name.eq_ignore_ascii_case(name)
+                && !node.folder().eq_ignore_ascii_case(name)
+                && by_name.get(name).is_some_and(|c| c.iter().any(|&j| j != i))
+        });
+        for (name, _) in found.take(MAX_UNMARKED_PER_PACKAGE) {
+            let line = pkg
+                .raw
+                .lines()
+                .position(|l| {
+                    let l = l.to_lowercase();
+                    l.contains(name.as_str()) && l.contains("skill") && !l.contains('`')
+                })
+                .map(|i| i + 1);
+            out.push(Diagnostic {
+                path: pkg.source_path.clone(),
+                file: file.clone(),
+                line,
+                rule: "mention-unmarked",
+                severity: Severity::Warning,
+                message: format!(
+                    "calls `{name}` a skill without backticks, which links nothing; write \
+                     `{name}` in backticks (\"use the `{name}` skill\") or declare it \
+                     (`requires: [{name}]`) to make it a prerequisite"
+                ),
+            });
+        }
     }
     out
 }

@@ -25,14 +25,20 @@
 //! from that tie-break, a collection signal the retrieval must not use; docs/graph-quality.md.)
 //! The edge's evidence lists the shared types, then the shared terms after `;`.
 //!
-//! **Mention edges**: when a body says "use the `x` skill", the node named `x` (frontmatter
-//! name or folder name, case-insensitive) becomes a prerequisite: edge `x -> mentioner`, type
+//! **Mention edges**: when a body says "use the `x` skill" (backticked,
+//! [`crate::normalize::skill_mentions`]; a name without backticks makes no edge, `gos lint`
+//! reports it), the node named `x` (frontmatter name or folder name, case-insensitive) becomes
+//! a prerequisite: edge `x -> mentioner`, type
 //! dependency, provenance mention, weight 1. An ambiguous name resolves only when exactly one
 //! of its skills has it as folder name; otherwise, or when the name is a common word, no edge.
 //! (Until session 3 an ambiguous name resolved to the mentioner's collection, a collection
 //! signal like the I/O tie-break above; removed for the same reason.)
-//! Four rules keep mention edges to prerequisites:
+//! Six rules keep mention edges to prerequisites:
 //!
+//! - **self-mentions**: a body naming its own skill ("the `literature-review` skill helps ...")
+//!   names nothing else, even when a copy elsewhere carries that name;
+//! - **both ways**: two skills that name each other are siblings pointing at one another
+//!   ("see also"), not a prerequisite and its user: neither edge is kept;
 //! - **hub damping**: a skill named by more than [`MAX_MENTION_FAN_IN`] mentioners is a
 //!   "see also" footnote (one upgrade skill was named by 27 skills of its collection), not a
 //!   prerequisite of each: none of its mention edges is kept;
@@ -164,6 +170,12 @@ pub struct RelateStats {
     pub mentions_deprecated: usize,
     /// Mention edges turned around because the named skill specialises the mentioner.
     pub mentions_reversed: usize,
+    /// Mentions of the mentioner's own name or folder name (a skill naming itself, which
+    /// would otherwise resolve to a copy of it elsewhere in the library).
+    pub mentions_self: usize,
+    /// Mention edges of two skills that name each other, dropped (two per pair): a "see
+    /// also" between siblings, not a prerequisite (the workflow rule's both-ways guard).
+    pub mentions_both_ways: usize,
 }
 
 /// A skill named as a skill by more mentioners than this gets no mention edges (hub damping,
@@ -362,6 +374,10 @@ pub fn mention_edges(
                 stats.mentions_common_word += 1;
                 continue;
             }
+            if nodes[c].name.eq_ignore_ascii_case(m) || nodes[c].folder().eq_ignore_ascii_case(m) {
+                stats.mentions_self += 1;
+                continue;
+            }
             let Some(all) = by_name.get(m) else {
                 stats.mentions_unresolved += 1;
                 continue;
@@ -388,6 +404,10 @@ pub fn mention_edges(
             }
         }
     }
+    let named: BTreeSet<(usize, usize)> = resolved.iter().map(|&(p, c, _)| (p, c)).collect();
+    let before = resolved.len();
+    resolved.retain(|&(p, c, _)| !named.contains(&(c, p)));
+    stats.mentions_both_ways += before - resolved.len();
     let mut fan_in: HashMap<usize, BTreeSet<usize>> = HashMap::new();
     let mut fan_out: HashMap<usize, usize> = HashMap::new();
     for &(p, c, _) in &resolved {

@@ -304,3 +304,34 @@ fn skills_of_one_kind_are_not_each_others_prerequisite() {
     );
     assert_eq!(stats.io_same_kind, 1);
 }
+
+/// A body naming its own skill does not link to a copy elsewhere, and two skills that name
+/// each other ("see also" between siblings) get neither edge; a one-way mention still links.
+#[test]
+fn self_mentions_and_mentions_both_ways_link_nothing() {
+    let nodes = vec![
+        node("a/literature-review", "literature-review", &[], &[]),
+        node("b/literature-review", "literature-review", &[], &[]),
+        node("c/azure-deploy", "azure-deploy", &[], &[]),
+        node("c/azure-prepare", "azure-prepare", &[], &[]),
+        node("c/gcode-parser", "gcode-parser", &[], &[]),
+        node("c/estimator", "estimator", &[], &[]),
+    ];
+    let mentions = vec![
+        vec!["literature-review".into()],
+        vec![],
+        vec!["azure-prepare".into()],
+        vec!["azure-deploy".into()],
+        vec![],
+        vec!["gcode-parser".into()],
+    ];
+    let mut stats = RelateStats::default();
+    let edges = mention_edges(&nodes, &mentions, &mut stats);
+    let got: Vec<(&str, &str)> = edges
+        .iter()
+        .map(|e| (e.source.as_str(), e.target.as_str()))
+        .collect();
+    assert_eq!(got, vec![("c/gcode-parser", "c/estimator")]);
+    assert_eq!(stats.mentions_self, 1);
+    assert_eq!(stats.mentions_both_ways, 2);
+}

@@ -87,6 +87,22 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
         "---\nname: nowhen\ndescription: Converts PDF files to text.\n---\nx\n",
     );
     write(&a, "empty/SKILL.md", "");
+    // Natural wording names another skill but links nothing; marked, it links.
+    write(
+        &a,
+        "gcode-parser/SKILL.md",
+        "---\nname: gcode-parser\ndescription: Parses G-code. Use when reading a print file.\n---\nx\n",
+    );
+    write(
+        &a,
+        "estimator/SKILL.md",
+        "---\nname: estimator\ndescription: Estimates print time. Use when planning a print.\n---\n# E\n\nFirst parse the file with the gcode-parser skill to get moves.json.\nThe **problem-solving** skill is not in this library.\n",
+    );
+    write(
+        &a,
+        "estimator2/SKILL.md",
+        "---\nname: estimator2\ndescription: Estimates print time. Use when planning a print.\n---\nFirst the gcode-parser skill, that is the `gcode-parser` skill.\n",
+    );
     // The same package in a second root: a near-duplicate.
     write(&b, "clean/SKILL.md", ok);
     write(&b, "clean/references/guide.md", "guide");
@@ -137,6 +153,21 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     );
     assert_eq!(at("a/nowhen"), ["description-when"]);
     assert_eq!(at("a/empty"), ["unusable"]);
+    assert_eq!(at("a/estimator"), ["mention-unmarked"]);
+    assert_eq!(at("a/estimator2"), Vec::<&str>::new());
+    assert_eq!(at("a/gcode-parser"), Vec::<&str>::new());
+    let unmarked: Vec<&str> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "mention-unmarked")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(unmarked.len(), 1);
+    assert!(
+        unmarked[0].starts_with("calls `gcode-parser` a skill without backticks")
+            && unmarked[0].contains("`requires: [gcode-parser]`"),
+        "{unmarked:?}"
+    );
     assert_eq!(at("b/clean"), ["near-duplicate"]);
     // Line numbers where known.
     let line = |path: &str, rule: &str| {
@@ -149,10 +180,11 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     assert_eq!(line("a/links/SKILL.md", "broken-link"), Some(8));
     assert_eq!(line("a/links/SKILL.md", "dependency-unresolved"), Some(4));
     assert_eq!(line("a/meta/SKILL.md", "unknown-field"), Some(7));
+    assert_eq!(line("a/estimator/SKILL.md", "mention-unmarked"), Some(7));
     // name-chars, name-hyphens, name-folder, 2 in long, 1 in meta, 1 in meta2, unusable.
     assert_eq!(r.count(Severity::Error), 8);
-    // 12 packages in `a` (empty included), 1 in `b`.
-    assert_eq!(r.packages, 12 + 1);
+    // 15 packages in `a` (empty included), 1 in `b`.
+    assert_eq!(r.packages, 15 + 1);
 }
 
 /// `fixtures/odd`: what lint says about each case, hand-checked against the files.
