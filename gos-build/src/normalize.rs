@@ -130,20 +130,28 @@ pub fn skill_mentions(body: &str) -> Vec<String> {
     out
 }
 
-/// Compound names (words joined by `-` or `_`, optionally in bold) that the prose of `body`
-/// calls a skill without backticks ("parse it with the gcode-parser skill first"),
-/// lower-cased, in first-seen order, each with its 0-based line in `body`. Fenced code and
-/// backtick spans are skipped, and a token that is part of a path, a URL or a file name
-/// (`/x-y`, `x-y.md`, `run_all(`) names nothing.
+/// Compound names (words joined by `-` or `_`, optionally in `**` bold) that the prose of
+/// `body` calls a skill without backticks ("parse it with the gcode-parser skill first"),
+/// lower-cased, in first-seen order, each with its 0-based line in `body`. "skill" or "skills"
+/// must be one of the next two words, on the same line or at the start of the next one (hard
+/// wrapped Markdown). Fenced code and backtick spans are skipped, and a token that is part of a
+/// path, a URL or a file name (`/x-y`, `x-y.md`, `run_all(`) names nothing.
 ///
-/// They make **no edge**: in the real library half of them name a skill as a prerequisite
-/// and the rest are English compounds ("which problem-solving skill to use") or "see also"
-/// lines, and linking them cost DEV precision (docs/graph-quality.md, "Session 20"). `gos
-/// lint` reports the ones that name a skill of the library, so an author can mark them.
+/// They make **no mention edge**: in the real library half of them name a skill as a
+/// prerequisite and the rest are English compounds ("which problem-solving skill to use") or
+/// "see also" lines, and linking them cost DEV precision (docs/graph-quality.md, "Session
+/// 20"). A sequencing sentence may still link one through the workflow rule
+/// ([`crate::workflow`]). `gos lint` reports the others that name a skill of the library, so
+/// an author can mark them.
 pub fn unmarked_skill_mentions(body: &str) -> Vec<(String, usize)> {
     let mut out: Vec<(String, usize)> = Vec::new();
-    for (no, line) in prose_lines(body) {
-        for m in COMPOUND.find_iter(&line) {
+    let lines = prose_lines(body);
+    for (k, (no, line)) in lines.iter().enumerate() {
+        let next = lines
+            .get(k + 1)
+            .filter(|(n, _)| *n == no + 1)
+            .map_or("", |(_, l)| l.as_str());
+        for m in COMPOUND.find_iter(line) {
             let before = line[..m.start()].chars().next_back();
             let after = line[m.end()..].chars().next();
             let in_path = before.is_some_and(|c| matches!(c, '/' | '.' | '@' | '$' | '=' | ':'))
@@ -153,10 +161,11 @@ pub fn unmarked_skill_mentions(body: &str) -> Vec<(String, usize)> {
                         .chars()
                         .next()
                         .is_some_and(char::is_alphanumeric));
-            if !in_path && m.len() <= 80 && skill_word_follows(&line[m.end()..]) {
+            let tail = format!("{} {next}", &line[m.end()..]);
+            if !in_path && m.len() <= 80 && skill_word_follows(&tail) {
                 let lower = m.as_str().to_lowercase();
                 if !out.iter().any(|(n, _)| *n == lower) {
-                    out.push((lower, no));
+                    out.push((lower, *no));
                 }
             }
         }
@@ -399,7 +408,9 @@ mod tests {
                     notes and setup-guide.md skills, call run_all(x) skill.\n\
                     A search skill, the `pdf` tool, the Gcode_Parser skills.\n\
                     ```\nnpx add code-block skill\n```\n\
-                    Run `npx add` then in-code skill `x`.";
+                    Run `npx add` then in-code skill `x`.\n\
+                    Hard-wrapped: parse it with the wrapped-name\n\
+                    skill first.";
         let found = unmarked_skill_mentions(body);
         let names: Vec<(&str, usize)> = found.iter().map(|(n, l)| (n.as_str(), *l)).collect();
         assert_eq!(
@@ -408,7 +419,8 @@ mod tests {
                 ("gcode-parser", 0),
                 ("premium-frontend-ui", 1),
                 ("gcode_parser", 2),
-                ("in-code", 6)
+                ("in-code", 6),
+                ("wrapped-name", 7)
             ]
         );
         assert!(skill_mentions(body).is_empty());

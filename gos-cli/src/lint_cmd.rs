@@ -83,12 +83,14 @@ fn print_human(report: &LintReport) {
         .iter()
         .map(|(r, n)| format!("{r} {n}"))
         .collect();
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     println!(
-        "{} packages, {} with findings: {} errors, {} warnings{}",
-        report.packages,
+        "{}, {} with findings: {}, {}{}",
+        count(report.packages, "package", "packages"),
         report.files_with_findings(),
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
+        count(report.count(Severity::Error), "error", "errors"),
+        count(report.count(Severity::Warning), "warning", "warnings"),
         if rules.is_empty() {
             String::new()
         } else {

@@ -16,8 +16,8 @@
 //! `broken-link` (warning: a relative link to a file that does not exist),
 //! `dependency-unresolved` and `dependency-ambiguous` (warnings: a declared dependency that
 //! links nothing, see [`crate::declared`]), `mention-unmarked` (warning: the body calls another
-//! skill of the library a skill without backticks, "the gcode-parser skill", which links
-//! nothing; [`crate::normalize::unmarked_skill_mentions`]), `near-duplicate` (warning: a
+//! skill of the library a skill without backticks, "the gcode-parser skill", and neither a
+//! sequencing sentence nor a declaration links it; [`crate::normalize::unmarked_skill_mentions`]), `near-duplicate` (warning: a
 //! package of another root with the same name and the same or nearly the same description).
 
 mod rules;
@@ -179,7 +179,7 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
         .map(|(_, _, p)| declarations(&p.frontmatter))
         .collect();
     let mut stats = DeclaredStats::default();
-    declared_edges(&nodes, &decls, &mut stats);
+    let declared = declared_edges(&nodes, &decls, &mut stats);
     let at = |id: &str| nodes.iter().position(|n| n.id == id);
     for (list, rule) in [
         (&stats.unresolved, "dependency-unresolved"),
@@ -211,9 +211,20 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
             });
         }
     }
+    // A sequencing sentence ("first ... the gcode-parser skill, then ...") links an unmarked
+    // name through the workflow rule, and a declaration links it too; neither is reported.
+    let bodies: Vec<&str> = normalized.iter().map(|n| n.body.as_str()).collect();
+    let mut linked = crate::workflow::workflow_edges(
+        &nodes,
+        &bodies,
+        &[],
+        &crate::workflow::WorkflowOptions::default(),
+        &mut crate::workflow::WorkflowStats::default(),
+    );
+    linked.extend(declared);
     report
         .diagnostics
-        .extend(rules::unmarked_mentions(&packages, &normalized));
+        .extend(rules::unmarked_mentions(&packages, &normalized, &linked));
     report
         .diagnostics
         .extend(rules::near_duplicates(&packages, &nodes));

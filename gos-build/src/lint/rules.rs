@@ -223,13 +223,26 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
 }
 
 /// `mention-unmarked`: the compound names a body calls a skill without backticks
-/// ([`crate::normalize::unmarked_skill_mentions`]) that name another skill of the library
-/// (frontmatter or folder name) and that the body does not also mark. At most
-/// [`MAX_UNMARKED_PER_PACKAGE`] per package, in body order.
+/// ([`crate::normalize::unmarked_skill_mentions`]) that name exactly one other skill of the
+/// library (frontmatter or folder name; when several carry it, the one whose folder has it, as
+/// the mention rule resolves names), that the body does not also mark, and that no `linked`
+/// edge joins to the package: `linked` holds the library's workflow edges (which read unmarked
+/// names in sequencing sentences) and declared dependency edges. At most
+/// [`MAX_UNMARKED_PER_PACKAGE`] per package, in body order, each at its line of the file.
 pub(super) fn unmarked_mentions(
     packages: &[(usize, String, SkillPackage)],
     normalized: &[crate::normalize::Normalized],
+    linked: &[gos_core::SkillEdge],
 ) -> Vec<Diagnostic> {
+    let linked: BTreeSet<(&str, &str)> = linked
+        .iter()
+        .flat_map(|e| {
+            [
+                (e.source.as_str(), e.target.as_str()),
+                (e.target.as_str(), e.source.as_str()),
+            ]
+        })
+        .collect();
     let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
     for (i, n) in normalized.iter().enumerate() {
         by_name
@@ -241,26 +254,54 @@ pub(super) fn unmarked_mentions(
             .or_default()
             .insert(i);
     }
+    // The one skill `name` names for the package `i`, as the mention rule resolves it.
+    let resolve = |name: &str, i: usize| -> Option<usize> {
+        let pool: Vec<usize> = by_name
+            .get(name)?
+            .iter()
+            .copied()
+            .filter(|&j| j != i)
+            .collect();
+        match pool.as_slice() {
+            [one] => Some(*one),
+            many => {
+                let exact: Vec<usize> = many
+                    .iter()
+                    .copied()
+                    .filter(|&j| normalized[j].node.folder().eq_ignore_ascii_case(name))
+                    .collect();
+                (exact.len() == 1).then(|| exact[0])
+            }
+        }
+    };
     let mut out = Vec::new();
     for (i, (_, file, pkg)) in packages.iter().enumerate() {
         let node = &normalized[i].node;
+        // The body is the file's tail with surrounding blank lines trimmed
+        // (`frontmatter::tidy_body`): its line `no` is the file's line `offset + no + 1`.
+        let offset = pkg
+            .raw
+            .trim_end()
+            .lines()
+            .count()
+            .saturating_sub(pkg.body.lines().count());
         let unmarked = crate::normalize::unmarked_skill_mentions(&pkg.body);
         let found = unmarked.iter().filter(|(name, _)| {
             !normalized[i].mentions.contains(name)
                 && !crate::edge_evidence::is_common_word(name)
                 && !node.name.eq_ignore_ascii_case(name)
                 && !node.folder().eq_ignore_ascii_case(name)
-                && by_name.get(name).is_some_and(|c| c.iter().any(|&j| j != i))
-        });
-        for (name, _) in found.take(MAX_UNMARKED_PER_PACKAGE) {
-            let line = pkg
-                .raw
-                .lines()
-                .position(|l| {
-                    let l = l.to_lowercase();
-                    l.contains(name.as_str()) && l.contains("skill") && !l.contains('`')
+                && resolve(name, i).is_some_and(|j| {
+                    !linked.contains(&(node.id.as_str(), normalized[j].node.id.as_str()))
                 })
-                .map(|i| i + 1);
+        });
+        for (name, no) in found.take(MAX_UNMARKED_PER_PACKAGE) {
+            let line = Some(offset + no + 1).filter(|&l| {
+                pkg.raw
+                    .lines()
+                    .nth(l - 1)
+                    .is_some_and(|text| text.to_lowercase().contains(name.as_str()))
+            });
             out.push(Diagnostic {
                 path: pkg.source_path.clone(),
                 file: file.clone(),

@@ -38,7 +38,9 @@
 //! - **self-mentions**: a body naming its own skill ("the `literature-review` skill helps ...")
 //!   names nothing else, even when a copy elsewhere carries that name;
 //! - **both ways**: two skills that name each other are siblings pointing at one another
-//!   ("see also"), not a prerequisite and its user: neither edge is kept;
+//!   ("see also"), not a prerequisite and its user: neither edge is kept (unless the
+//!   specialisation rule below turns both into one direction: `nextjs` and `cloudflare-nextjs`
+//!   naming each other give `nextjs -> cloudflare-nextjs` twice);
 //! - **hub damping**: a skill named by more than [`MAX_MENTION_FAN_IN`] mentioners is a
 //!   "see also" footnote (one upgrade skill was named by 27 skills of its collection), not a
 //!   prerequisite of each: none of its mention edges is kept;
@@ -173,7 +175,7 @@ pub struct RelateStats {
     /// Mentions of the mentioner's own name or folder name (a skill naming itself, which
     /// would otherwise resolve to a copy of it elsewhere in the library).
     pub mentions_self: usize,
-    /// Mention edges of two skills that name each other, dropped (two per pair): a "see
+    /// Mentions of two skills that name each other, dropped (at least two per pair): a "see
     /// also" between siblings, not a prerequisite (the workflow rule's both-ways guard).
     pub mentions_both_ways: usize,
 }
@@ -404,16 +406,31 @@ pub fn mention_edges(
             }
         }
     }
-    let named: BTreeSet<(usize, usize)> = resolved.iter().map(|&(p, c, _)| (p, c)).collect();
-    let before = resolved.len();
-    resolved.retain(|&(p, c, _)| !named.contains(&(c, p)));
-    stats.mentions_both_ways += before - resolved.len();
+    // Fan-in and fan-out count every resolved mention, those dropped below as both ways
+    // included (as the workflow rule counts its claims before dropping contradictory pairs).
     let mut fan_in: HashMap<usize, BTreeSet<usize>> = HashMap::new();
     let mut fan_out: HashMap<usize, usize> = HashMap::new();
     for &(p, c, _) in &resolved {
         fan_in.entry(p).or_default().insert(c);
         *fan_out.entry(c).or_insert(0) += 1;
     }
+    // Both ways: two mentions whose edges would run in opposite directions. A specialisation
+    // named by its general skill and naming it back gives one direction twice, and stays.
+    let direction = |p: usize, c: usize| {
+        if specialises(&nodes[p], &nodes[c]) {
+            (c, p)
+        } else {
+            (p, c)
+        }
+    };
+    let directed: BTreeSet<(usize, usize)> =
+        resolved.iter().map(|&(p, c, _)| direction(p, c)).collect();
+    let before = resolved.len();
+    resolved.retain(|&(p, c, _)| {
+        let (s, t) = direction(p, c);
+        !directed.contains(&(t, s))
+    });
+    stats.mentions_both_ways += before - resolved.len();
     let mut edges = Vec::new();
     for (p, c, m) in resolved {
         if fan_out[&c] > MAX_MENTION_FAN_OUT {

@@ -316,6 +316,8 @@ fn self_mentions_and_mentions_both_ways_link_nothing() {
         node("c/azure-prepare", "azure-prepare", &[], &[]),
         node("c/gcode-parser", "gcode-parser", &[], &[]),
         node("c/estimator", "estimator", &[], &[]),
+        node("c/nextjs", "nextjs", &[], &[]),
+        node("c/cloudflare-nextjs", "cloudflare-nextjs", &[], &[]),
     ];
     let mentions = vec![
         vec!["literature-review".into()],
@@ -324,6 +326,9 @@ fn self_mentions_and_mentions_both_ways_link_nothing() {
         vec!["azure-deploy".into()],
         vec![],
         vec!["gcode-parser".into()],
+        // A general skill and its specialisation naming each other: one direction, kept.
+        vec!["cloudflare-nextjs".into()],
+        vec!["nextjs".into()],
     ];
     let mut stats = RelateStats::default();
     let edges = mention_edges(&nodes, &mentions, &mut stats);
@@ -331,7 +336,14 @@ fn self_mentions_and_mentions_both_ways_link_nothing() {
         .iter()
         .map(|e| (e.source.as_str(), e.target.as_str()))
         .collect();
-    assert_eq!(got, vec![("c/gcode-parser", "c/estimator")]);
+    assert_eq!(
+        got,
+        vec![
+            ("c/gcode-parser", "c/estimator"),
+            ("c/nextjs", "c/cloudflare-nextjs"),
+            ("c/nextjs", "c/cloudflare-nextjs")
+        ]
+    );
     assert_eq!(stats.mentions_self, 1);
     assert_eq!(stats.mentions_both_ways, 2);
 }

@@ -96,12 +96,24 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     write(
         &a,
         "estimator/SKILL.md",
-        "---\nname: estimator\ndescription: Estimates print time. Use when planning a print.\n---\n# E\n\nFirst parse the file with the gcode-parser skill to get moves.json.\nThe **problem-solving** skill is not in this library.\n",
+        "---\nname: estimator\ndescription: Estimates print time, a helper skill for gcode-parser output. Use when planning a print.\n---\n# E\n\nFirst parse the file with the gcode-parser skill on `part.gcode` to get moves.json.\nThe **problem-solving** skill is not in this library.\n",
     );
     write(
         &a,
         "estimator2/SKILL.md",
-        "---\nname: estimator2\ndescription: Estimates print time. Use when planning a print.\n---\nFirst the gcode-parser skill, that is the `gcode-parser` skill.\n",
+        "---\nname: estimator2\ndescription: Estimates print time. Use when planning a print.\n---\nPairs with the gcode-parser skill, that is the `gcode-parser` skill.\n",
+    );
+    // A declaration links it too.
+    write(
+        &a,
+        "estimator4/SKILL.md",
+        "---\nname: estimator4\ndescription: Estimates print time. Use when planning a print.\nrequires: [gcode-parser]\n---\nPairs with the gcode-parser skill.\n",
+    );
+    // A sequencing sentence links the unmarked name (a workflow edge): nothing to report.
+    write(
+        &a,
+        "estimator3/SKILL.md",
+        "---\nname: estimator3\ndescription: Estimates print time. Use when planning a print.\n---\nFirst parse the file with the gcode-parser skill to get moves.json, then sum the moves.\n",
     );
     // The same package in a second root: a near-duplicate.
     write(&b, "clean/SKILL.md", ok);
@@ -155,6 +167,8 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     assert_eq!(at("a/empty"), ["unusable"]);
     assert_eq!(at("a/estimator"), ["mention-unmarked"]);
     assert_eq!(at("a/estimator2"), Vec::<&str>::new());
+    assert_eq!(at("a/estimator3"), Vec::<&str>::new());
+    assert_eq!(at("a/estimator4"), Vec::<&str>::new());
     assert_eq!(at("a/gcode-parser"), Vec::<&str>::new());
     let unmarked: Vec<&str> = r
         .diagnostics
@@ -183,8 +197,8 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     assert_eq!(line("a/estimator/SKILL.md", "mention-unmarked"), Some(7));
     // name-chars, name-hyphens, name-folder, 2 in long, 1 in meta, 1 in meta2, unusable.
     assert_eq!(r.count(Severity::Error), 8);
-    // 15 packages in `a` (empty included), 1 in `b`.
-    assert_eq!(r.packages, 15 + 1);
+    // 17 packages in `a` (empty included), 1 in `b`.
+    assert_eq!(r.packages, 17 + 1);
 }
 
 /// `fixtures/odd`: what lint says about each case, hand-checked against the files.

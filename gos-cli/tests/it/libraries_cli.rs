@@ -129,7 +129,7 @@ fn lint_exit_statuses_json_and_strict() {
     assert_eq!(o.status.code(), Some(0));
     assert!(
         String::from_utf8_lossy(&o.stdout)
-            .contains("1 packages, 0 with findings: 0 errors, 0 warnings")
+            .contains("1 package, 0 with findings: 0 errors, 0 warnings")
     );
     let warn = t.path().join("warn");
     write_skill(
