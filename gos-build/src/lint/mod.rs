@@ -222,9 +222,12 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
         &mut crate::workflow::WorkflowStats::default(),
     );
     linked.extend(declared);
-    report
-        .diagnostics
-        .extend(rules::unmarked_mentions(&packages, &normalized, &linked));
+    report.diagnostics.extend(rules::unmarked_mentions(
+        &packages,
+        &normalized,
+        &nodes,
+        &linked,
+    ));
     report
         .diagnostics
         .extend(rules::near_duplicates(&packages, &nodes));

@@ -3,6 +3,7 @@
 use super::{Diagnostic, Severity};
 use crate::declared::DECLARATION_KEYS;
 use crate::package::SkillPackage;
+use crate::relate::Resolved;
 use gos_core::SkillNode;
 use pulldown_cmark::{Event, Parser, Tag};
 use serde_json::Value;
@@ -224,14 +225,15 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
 
 /// `mention-unmarked`: the compound names a body calls a skill without backticks
 /// ([`crate::normalize::unmarked_skill_mentions`]) that name exactly one other skill of the
-/// library (frontmatter or folder name; when several carry it, the one whose folder has it, as
-/// the mention rule resolves names), that the body does not also mark, and that no `linked`
+/// library, as the mention rule resolves names ([`crate::relate::SkillNames::resolve`]), that the
+/// body does not also mark, and that no `linked`
 /// edge joins to the package: `linked` holds the library's workflow edges (which read unmarked
 /// names in sequencing sentences) and declared dependency edges. At most
 /// [`MAX_UNMARKED_PER_PACKAGE`] per package, in body order, each at its line of the file.
 pub(super) fn unmarked_mentions(
     packages: &[(usize, String, SkillPackage)],
     normalized: &[crate::normalize::Normalized],
+    nodes: &[SkillNode],
     linked: &[gos_core::SkillEdge],
 ) -> Vec<Diagnostic> {
     let linked: BTreeSet<(&str, &str)> = linked
@@ -243,37 +245,7 @@ pub(super) fn unmarked_mentions(
             ]
         })
         .collect();
-    let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
-    for (i, n) in normalized.iter().enumerate() {
-        by_name
-            .entry(n.node.name.to_lowercase())
-            .or_default()
-            .insert(i);
-        by_name
-            .entry(n.node.folder().to_lowercase())
-            .or_default()
-            .insert(i);
-    }
-    // The one skill `name` names for the package `i`, as the mention rule resolves it.
-    let resolve = |name: &str, i: usize| -> Option<usize> {
-        let pool: Vec<usize> = by_name
-            .get(name)?
-            .iter()
-            .copied()
-            .filter(|&j| j != i)
-            .collect();
-        match pool.as_slice() {
-            [one] => Some(*one),
-            many => {
-                let exact: Vec<usize> = many
-                    .iter()
-                    .copied()
-                    .filter(|&j| normalized[j].node.folder().eq_ignore_ascii_case(name))
-                    .collect();
-                (exact.len() == 1).then(|| exact[0])
-            }
-        }
-    };
+    let names = crate::relate::SkillNames::new(nodes);
     let mut out = Vec::new();
     for (i, (_, file, pkg)) in packages.iter().enumerate() {
         let node = &normalized[i].node;
@@ -291,9 +263,10 @@ pub(super) fn unmarked_mentions(
                 && !crate::edge_evidence::is_common_word(name)
                 && !node.name.eq_ignore_ascii_case(name)
                 && !node.folder().eq_ignore_ascii_case(name)
-                && resolve(name, i).is_some_and(|j| {
-                    !linked.contains(&(node.id.as_str(), normalized[j].node.id.as_str()))
-                })
+                && match names.resolve(name, i) {
+                    Resolved::One(j) => !linked.contains(&(node.id.as_str(), nodes[j].id.as_str())),
+                    Resolved::Ambiguous | Resolved::Unknown => false,
+                }
         });
         for (name, no) in found.take(MAX_UNMARKED_PER_PACKAGE) {
             let line = Some(offset + no + 1).filter(|&l| {

@@ -358,20 +358,10 @@ pub fn mention_edges(
     mentions: &[Vec<String>],
     stats: &mut RelateStats,
 ) -> Vec<SkillEdge> {
-    let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
-    for (i, node) in nodes.iter().enumerate() {
-        by_name
-            .entry(node.name.to_lowercase())
-            .or_default()
-            .insert(i);
-        by_name
-            .entry(node.folder().to_lowercase())
-            .or_default()
-            .insert(i);
-    }
+    let names = SkillNames::new(nodes);
     let mut resolved: Vec<(usize, usize, &str)> = Vec::new();
-    for (c, names) in mentions.iter().enumerate() {
-        for m in names {
+    for (c, mentioned) in mentions.iter().enumerate() {
+        for m in mentioned {
             if is_common_word(m) || m.len() < 2 {
                 stats.mentions_common_word += 1;
                 continue;
@@ -380,29 +370,10 @@ pub fn mention_edges(
                 stats.mentions_self += 1;
                 continue;
             }
-            let Some(all) = by_name.get(m) else {
-                stats.mentions_unresolved += 1;
-                continue;
-            };
-            // Never narrowed by the mentioner's collection: a collection signal would leak the
-            // benchmark's layout into the graph (module docs).
-            let pool: Vec<usize> = all.iter().copied().filter(|&i| i != c).collect();
-            let chosen = match pool.as_slice() {
-                [one] => Some(*one),
-                [] => None,
-                many => {
-                    let exact: Vec<usize> = many
-                        .iter()
-                        .copied()
-                        .filter(|&i| nodes[i].folder().eq_ignore_ascii_case(m))
-                        .collect();
-                    (exact.len() == 1).then(|| exact[0])
-                }
-            };
-            match chosen {
-                Some(p) => resolved.push((p, c, m.as_str())),
-                None if pool_is_empty(&by_name, m, c) => stats.mentions_unresolved += 1,
-                None => stats.mentions_ambiguous += 1,
+            match names.resolve(m, c) {
+                Resolved::One(p) => resolved.push((p, c, m.as_str())),
+                Resolved::Unknown => stats.mentions_unresolved += 1,
+                Resolved::Ambiguous => stats.mentions_ambiguous += 1,
             }
         }
     }
@@ -478,8 +449,72 @@ fn specialises(named: &SkillNode, mentioner: &SkillNode) -> bool {
     !short.is_empty() && long.len() > short.len() && long.windows(short.len()).any(|w| w == short)
 }
 
-fn pool_is_empty(by_name: &HashMap<String, BTreeSet<usize>>, m: &str, c: usize) -> bool {
-    by_name.get(m).is_none_or(|s| s.iter().all(|&i| i == c))
+/// The skills of a library by lower-cased frontmatter name and folder name, for resolving the
+/// names a body gives (the mention rule's, and `gos lint`'s `mention-unmarked`).
+pub(crate) struct SkillNames<'a> {
+    nodes: &'a [SkillNode],
+    by_name: HashMap<String, BTreeSet<usize>>,
+}
+
+/// What a name given by one skill's body resolves to ([`SkillNames::resolve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    /// Exactly one other skill.
+    One(usize),
+    /// Several other skills, none the only one with that folder name.
+    Ambiguous,
+    /// No other skill.
+    Unknown,
+}
+
+impl<'a> SkillNames<'a> {
+    /// Index `nodes` by name. Cost: O(N).
+    pub(crate) fn new(nodes: &'a [SkillNode]) -> Self {
+        let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
+        for (i, node) in nodes.iter().enumerate() {
+            by_name
+                .entry(node.name.to_lowercase())
+                .or_default()
+                .insert(i);
+            by_name
+                .entry(node.folder().to_lowercase())
+                .or_default()
+                .insert(i);
+        }
+        SkillNames { nodes, by_name }
+    }
+
+    /// Every lower-cased frontmatter and folder name, with the skills carrying it.
+    pub(crate) fn by_name(&self) -> &HashMap<String, BTreeSet<usize>> {
+        &self.by_name
+    }
+
+    /// The skill the lower-cased `name` names in the body of skill `by` (never `by` itself):
+    /// the one skill carrying it, or among several the only one whose folder has it. Never
+    /// narrowed by `by`'s collection: a collection signal would leak the benchmark's layout
+    /// into the graph (module docs).
+    pub(crate) fn resolve(&self, name: &str, by: usize) -> Resolved {
+        let pool: Vec<usize> = self
+            .by_name
+            .get(name)
+            .map(|all| all.iter().copied().filter(|&i| i != by).collect())
+            .unwrap_or_default();
+        match pool.as_slice() {
+            [] => Resolved::Unknown,
+            [one] => Resolved::One(*one),
+            many => {
+                let exact: Vec<usize> = many
+                    .iter()
+                    .copied()
+                    .filter(|&i| self.nodes[i].folder().eq_ignore_ascii_case(name))
+                    .collect();
+                match exact.as_slice() {
+                    [one] => Resolved::One(*one),
+                    _ => Resolved::Ambiguous,
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

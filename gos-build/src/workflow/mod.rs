@@ -132,17 +132,8 @@ pub(crate) fn workflow_edges_cached(
     if !opts.enabled {
         return Vec::new();
     }
-    let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
-    for (i, node) in nodes.iter().enumerate() {
-        by_name
-            .entry(node.name.to_lowercase())
-            .or_default()
-            .insert(i);
-        by_name
-            .entry(node.folder().to_lowercase())
-            .or_default()
-            .insert(i);
-    }
+    let names = crate::relate::SkillNames::new(nodes);
+    let by_name = names.by_name();
     let mut group_of: Vec<Option<usize>> = vec![None; nodes.len()];
     for (g, members) in copies.iter().enumerate() {
         for &m in members {
@@ -203,7 +194,7 @@ pub(crate) fn workflow_edges_cached(
             };
             let mut steps: Vec<((usize, usize), String, usize, String)> = Vec::new();
             for piece in pieces(body) {
-                for named in explicit_names(&piece.text, &by_name) {
+                for named in explicit_names(&piece.text, by_name) {
                     if let Some((run, index)) = piece.step {
                         steps.push((
                             (run, index),
