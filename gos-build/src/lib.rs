@@ -62,6 +62,7 @@ pub mod frontmatter;
 mod markdown;
 mod parse;
 mod parsed;
+mod skill_names;
 mod stage_cache;
 
 pub use build::{

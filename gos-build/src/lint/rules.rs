@@ -3,7 +3,7 @@
 use super::{Diagnostic, Severity};
 use crate::declared::DECLARATION_KEYS;
 use crate::package::SkillPackage;
-use crate::relate::Resolved;
+use crate::skill_names::{Resolved, SkillNames};
 use gos_core::SkillNode;
 use pulldown_cmark::{Event, Parser, Tag};
 use serde_json::Value;
@@ -225,7 +225,7 @@ pub(super) fn check_package(ctx: &Context<'_>, pkg: &SkillPackage) -> Vec<Diagno
 
 /// `mention-unmarked`: the compound names a body calls a skill without backticks
 /// ([`crate::normalize::unmarked_skill_mentions`]) that name exactly one other skill of the
-/// library, as the mention rule resolves names ([`crate::relate::SkillNames::resolve`]), that the
+/// library, as the mention rule resolves names ([`SkillNames::resolve`]), that the
 /// body does not also mark, and that no `linked`
 /// edge joins to the package: `linked` holds the library's workflow edges (which read unmarked
 /// names in sequencing sentences) and declared dependency edges. At most
@@ -245,7 +245,7 @@ pub(super) fn unmarked_mentions(
             ]
         })
         .collect();
-    let names = crate::relate::SkillNames::new(nodes);
+    let names = SkillNames::new(nodes);
     let mut out = Vec::new();
     for (i, (_, file, pkg)) in packages.iter().enumerate() {
         let node = &normalized[i].node;

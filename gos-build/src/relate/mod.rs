@@ -53,6 +53,7 @@
 //!   from the mentioner to it.
 
 use crate::edge_evidence::{TermEvidence, is_common_word, is_deprecated};
+use crate::skill_names::{Resolved, SkillNames};
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -447,74 +448,6 @@ fn name_words(name: &str) -> Vec<String> {
 fn specialises(named: &SkillNode, mentioner: &SkillNode) -> bool {
     let (long, short) = (name_words(&named.name), name_words(&mentioner.name));
     !short.is_empty() && long.len() > short.len() && long.windows(short.len()).any(|w| w == short)
-}
-
-/// The skills of a library by lower-cased frontmatter name and folder name, for resolving the
-/// names a body gives (the mention rule's, and `gos lint`'s `mention-unmarked`).
-pub(crate) struct SkillNames<'a> {
-    nodes: &'a [SkillNode],
-    by_name: HashMap<String, BTreeSet<usize>>,
-}
-
-/// What a name given by one skill's body resolves to ([`SkillNames::resolve`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Resolved {
-    /// Exactly one other skill.
-    One(usize),
-    /// Several other skills, none the only one with that folder name.
-    Ambiguous,
-    /// No other skill.
-    Unknown,
-}
-
-impl<'a> SkillNames<'a> {
-    /// Index `nodes` by name. Cost: O(N).
-    pub(crate) fn new(nodes: &'a [SkillNode]) -> Self {
-        let mut by_name: HashMap<String, BTreeSet<usize>> = HashMap::new();
-        for (i, node) in nodes.iter().enumerate() {
-            by_name
-                .entry(node.name.to_lowercase())
-                .or_default()
-                .insert(i);
-            by_name
-                .entry(node.folder().to_lowercase())
-                .or_default()
-                .insert(i);
-        }
-        SkillNames { nodes, by_name }
-    }
-
-    /// Every lower-cased frontmatter and folder name, with the skills carrying it.
-    pub(crate) fn by_name(&self) -> &HashMap<String, BTreeSet<usize>> {
-        &self.by_name
-    }
-
-    /// The skill the lower-cased `name` names in the body of skill `by` (never `by` itself):
-    /// the one skill carrying it, or among several the only one whose folder has it. Never
-    /// narrowed by `by`'s collection: a collection signal would leak the benchmark's layout
-    /// into the graph (module docs).
-    pub(crate) fn resolve(&self, name: &str, by: usize) -> Resolved {
-        let pool: Vec<usize> = self
-            .by_name
-            .get(name)
-            .map(|all| all.iter().copied().filter(|&i| i != by).collect())
-            .unwrap_or_default();
-        match pool.as_slice() {
-            [] => Resolved::Unknown,
-            [one] => Resolved::One(*one),
-            many => {
-                let exact: Vec<usize> = many
-                    .iter()
-                    .copied()
-                    .filter(|&i| self.nodes[i].folder().eq_ignore_ascii_case(name))
-                    .collect();
-                match exact.as_slice() {
-                    [one] => Resolved::One(*one),
-                    _ => Resolved::Ambiguous,
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -132,7 +132,7 @@ pub(crate) fn workflow_edges_cached(
     if !opts.enabled {
         return Vec::new();
     }
-    let names = crate::relate::SkillNames::new(nodes);
+    let names = crate::skill_names::SkillNames::new(nodes);
     let by_name = names.by_name();
     let mut group_of: Vec<Option<usize>> = vec![None; nodes.len()];
     for (g, members) in copies.iter().enumerate() {
