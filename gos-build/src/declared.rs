@@ -23,7 +23,10 @@
 //! `metadata.requires`): a skill reference is then written as an id (`collection/name`) or
 //! under `requires_skills` (and a `skills` list), where an unresolved name stays a warning. A
 //! bare name that matches exactly one skill (`dependencies: peft` in a skill built on the
-//! `peft` skill) still links: the package's own skill is what the declaring skill needs.
+//! `peft` skill) still links: the package's own skill is what the declaring skill needs. A bare
+//! name a typo away from a skill's name (`requires: [csv-cleanp]` beside the `csv-cleanup`
+//! skill, [`Resolver::near`]) is a broken skill reference, not a package: it stays unresolved,
+//! and `gos lint` asks "did you mean".
 //! On the real library this turns 254 unresolved-dependency warnings into 0 package-free
 //! ones (docs/graph-quality.md).
 //!
@@ -66,6 +69,10 @@ pub struct Unlinked {
     pub declaration: Declaration,
     /// Ids that matched (empty when nothing did; two or more when ambiguous).
     pub candidates: Vec<String>,
+    /// When nothing matched: skill names a typo away from the declared one
+    /// ([`Resolver::near`]), for "did you mean".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub near: Vec<String>,
 }
 
 /// Counters and unlinked declarations of the declared pass, in the build report.
@@ -199,7 +206,45 @@ impl<'a> Resolver<'a> {
             _ => Err(pool),
         }
     }
+
+    /// The skill names (frontmatter or folder, lower-cased, sorted) one edit
+    /// (Damerau-Levenshtein, `strsim`) from `name`, declared by node `from`, other than its own,
+    /// or two edits when `name` has at least [`TWO_EDIT_CHARS`] characters: a likely typo
+    /// (`csv-cleanp` for `csv-cleanup`). Only compound names (`-` or `_`, as skill names are)
+    /// of at least [`MIN_TYPO_CHARS`] characters are checked (`jq` is one edit from many
+    /// names). Two edits
+    /// on short names, or any edit on a one-word name, read packages as typos: on the real
+    /// library the package `openai` is one edit from the skill `openpi`, `gradio` two from
+    /// `drawio`.
+    /// Cost: O(names in the library) edit distances.
+    pub fn near(&self, from: usize, name: &str) -> Vec<String> {
+        let name = name.to_ascii_lowercase();
+        let chars = name.chars().count();
+        if chars < MIN_TYPO_CHARS || !name.contains(['-', '_']) {
+            return Vec::new();
+        }
+        let max_edits = if chars >= TWO_EDIT_CHARS { 2 } else { 1 };
+        let mut out: Vec<String> = self
+            .by_name
+            .iter()
+            .filter(|(k, v)| {
+                k.chars().count() >= MIN_TYPO_CHARS
+                    && v.iter().any(|&i| i != from)
+                    && (1..=max_edits).contains(&strsim::damerau_levenshtein(&name, k.as_str()))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        out.sort();
+        out
+    }
 }
+
+/// Least characters of a declared name for two edits to count as a typo ([`Resolver::near`]).
+pub const TWO_EDIT_CHARS: usize = 12;
+
+/// Least characters of a name for "did you mean" ([`Resolver::near`]): shorter names are a few
+/// edits from too many others.
+pub const MIN_TYPO_CHARS: usize = 6;
 
 /// Declared dependency edges: `decls[i]` are node `i`'s declarations (see the module docs).
 pub fn declared_edges(
@@ -217,6 +262,7 @@ pub fn declared_edges(
                     id: nodes[c].id.clone(),
                     declaration: d.clone(),
                     candidates: Vec::new(),
+                    near: Vec::new(),
                 })
             };
             if is_versioned(&d.name) {
@@ -236,12 +282,23 @@ pub fn declared_edges(
                     });
                 }
                 Err(cands) => {
+                    let near = if cands.is_empty() && !d.name.contains('/') {
+                        resolver.near(c, &d.name)
+                    } else {
+                        Vec::new()
+                    };
                     let unlinked = Unlinked {
                         id: nodes[c].id.clone(),
                         declaration: d.clone(),
                         candidates: cands.iter().map(|&i| nodes[i].id.clone()).collect(),
+                        near,
                     };
-                    if cands.is_empty() && generic_key(&d.key) && !d.name.contains('/') {
+                    // A name a typo away from a skill's is a broken reference, not a package.
+                    if cands.is_empty()
+                        && generic_key(&d.key)
+                        && !d.name.contains('/')
+                        && unlinked.near.is_empty()
+                    {
                         package(stats);
                     } else if cands.is_empty() {
                         stats.unresolved.push(unlinked);
@@ -424,6 +481,47 @@ mod tests {
             .collect();
         assert_eq!(unresolved, ["nowhere", "team/missing"]);
         assert!(is_versioned("react@^18") && !is_versioned("railway-cli"));
+    }
+
+    /// A bare name one edit from a skill's compound name is a typo, not a package: it stays
+    /// unresolved with the name to suggest; a one-word package one edit from a skill
+    /// (`openai`, `openpi`) and a compound two edits away (`auto-gptq`, `autogpt`) stay
+    /// packages.
+    #[test]
+    fn a_name_a_typo_away_from_a_skill_is_unresolved_with_a_suggestion() {
+        let nodes = vec![
+            node("a/csv-cleanup", "csv-cleanup"),
+            node("a/openpi", "openpi"),
+            node("a/autogpt", "autogpt"),
+            node("a/report", "report"),
+        ];
+        let decl = |name: &str| Declaration {
+            key: "requires".into(),
+            name: name.into(),
+        };
+        let decls = vec![
+            vec![],
+            vec![],
+            vec![],
+            vec![decl("csv-cleanp"), decl("openai"), decl("auto-gptq")],
+        ];
+        let mut stats = DeclaredStats::default();
+        assert!(declared_edges(&nodes, &decls, &mut stats).is_empty());
+        let unresolved: Vec<(&str, &[String])> = stats
+            .unresolved
+            .iter()
+            .map(|u| (u.declaration.name.as_str(), u.near.as_slice()))
+            .collect();
+        assert_eq!(
+            unresolved,
+            [("csv-cleanp", &["csv-cleanup".to_string()][..])]
+        );
+        let packages: Vec<&str> = stats
+            .packages
+            .iter()
+            .map(|u| u.declaration.name.as_str())
+            .collect();
+        assert_eq!(packages, ["openai", "auto-gptq"]);
     }
 
     #[test]

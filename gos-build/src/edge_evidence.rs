@@ -16,7 +16,35 @@
 //! edge joins them.
 
 use gos_core::SkillNode;
+use regex::Regex;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
+
+/// Words denying a need, a requirement or a use: "you don't need the `x` skill first", "`x`
+/// is not required", "do not use the `x` skill". "Don't forget to run `x` first" denies
+/// nothing.
+static DENIAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:don['’]t|do\s+not|doesn['’]t|does\s+not|didn['’]t|did\s+not|no)\s+(?:need|require)|needn['’]t|need\s+not|not\s+(?:needed|required|necessary|relevant)|unnecessary|irrelevant|(?:don['’]t|do\s+not|never)\s+use)\b",
+    )
+    .expect("valid denial pattern")
+});
+
+/// Words preferring something else over what follows them: "instead of the `x` skill" denies
+/// `x`, but "defer to the `x` skill rather than re-deriving" does not (the name comes first).
+static PREFER_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:instead\s+of|rather\s+than)\b").expect("valid preference pattern")
+});
+
+/// Whether `sentence` denies needing or using the skill it names at byte `name_at`: words
+/// denying a need, a requirement or a use anywhere ("you don't need", "is not required", "do
+/// not use"), or words preferring something else before the name ("instead of the `x` skill";
+/// "the `x` skill rather than re-deriving" denies nothing). The mention and workflow rules make
+/// no edge from such a sentence. (A new user's "You don't need the `csv-cleanup` skill first
+/// here" made both.)
+pub fn denies_need(sentence: &str, name_at: usize) -> bool {
+    DENIAL.is_match(sentence) || PREFER_OTHER.find_iter(sentence).any(|m| m.end() <= name_at)
+}
 
 /// The specific terms of every node of a library and their document frequencies. Built once
 /// per relation pass: O(total description length).
@@ -120,6 +148,29 @@ const COMMON_WORDS: &[&str] = &[
 
 /// Whether `word` is on the list of words never linked as skill names (`skill`, `this`,
 /// `default`, ...): the mention and workflow rules share it.
+#[cfg(test)]
+#[test]
+fn denials_are_needs_requirements_and_uses_denied() {
+    let at = |s: &str| s.find("skill").unwrap();
+    for s in [
+        "You don't need the `csv-cleanup` skill first here.",
+        "The csv-cleanup skill is not required.",
+        "Use this instead of the `pdf` skill.",
+        "Do not use the `x` skill for invoices.",
+        "**sales-report** skill output is not relevant",
+    ] {
+        assert!(denies_need(s, at(s)), "{s}");
+    }
+    for s in [
+        "Don't forget to run the `csv-cleanup` skill first.",
+        "First use the `gcode-parser` skill.",
+        "You need the `x` skill before this one; nothing else is required.",
+        "Defer those calls to its `spark-memory-thermal-ops` skill rather than re-deriving them.",
+    ] {
+        assert!(!denies_need(s, at(s)), "{s}");
+    }
+}
+
 pub(crate) fn is_common_word(word: &str) -> bool {
     COMMON_WORDS.contains(&word)
 }

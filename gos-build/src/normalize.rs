@@ -105,7 +105,8 @@ fn section_items(text: &str) -> Vec<String> {
 
 /// Skill names the body points to as skills: a backticked name followed within two words by
 /// "skill" or "skills" (`use the \`pdf-text-extraction\` skill`), lower-cased, in first-seen
-/// order. These become mention edges ([`crate::relate`]).
+/// order, except in a sentence that denies needing it ("you don't need the \`x\` skill",
+/// [`crate::edge_evidence::denies_need`]). These become mention edges ([`crate::relate`]).
 pub fn skill_mentions(body: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut rest = body;
@@ -119,7 +120,14 @@ pub fn skill_mentions(body: &str) -> Vec<String> {
             && name
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '(' | ')'));
-        if valid_name && skill_word_follows(tail) {
+        let at = body.len() - rest.len() + open;
+        if valid_name
+            && skill_word_follows(tail)
+            && !{
+                let (sentence, start) = sentence_around(body, at);
+                crate::edge_evidence::denies_need(sentence, at - start)
+            }
+        {
             let lower = name.to_lowercase();
             if !out.contains(&lower) {
                 out.push(lower);
@@ -171,6 +179,26 @@ pub fn unmarked_skill_mentions(body: &str) -> Vec<(String, usize)> {
         }
     }
     out
+}
+
+/// The sentence of `text` around byte `at`, with its start: from the last line break or
+/// sentence end (`. `, `? `, `! `, `; `) before it to the first one after it.
+fn sentence_around(text: &str, at: usize) -> (&str, usize) {
+    let ends = |s: &str| -> Vec<usize> {
+        ["\n", ". ", "? ", "! ", "; "]
+            .iter()
+            .filter_map(|p| s.find(p).map(|i| i + p.len()))
+            .collect()
+    };
+    let before = &text[..at];
+    let start = ["\n", ". ", "? ", "! ", "; "]
+        .iter()
+        .filter_map(|p| before.rfind(p).map(|i| i + p.len()))
+        .max()
+        .unwrap_or(0);
+    let after = &text[at..];
+    let end = ends(after).into_iter().min().map_or(text.len(), |i| at + i);
+    (&text[start..end], start)
 }
 
 /// A compound skill name: alphanumeric words joined by `-` or `_` (at least two words).
@@ -399,6 +427,13 @@ mod tests {
                     The `fasta-reader` and other skills. Plain pdf skill.";
         assert_eq!(skill_mentions(body), vec!["pdf-text-extraction"]);
         assert_eq!(skill_mentions("see `a-b`, skill"), vec!["a-b"]);
+        // A sentence that denies the need names nothing; the next sentence still does.
+        assert_eq!(
+            skill_mentions(
+                "You don't need the `csv-cleanup` skill first here. Use the `pdf-extract` skill."
+            ),
+            vec!["pdf-extract"]
+        );
     }
 
     #[test]

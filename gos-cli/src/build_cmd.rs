@@ -206,7 +206,7 @@ pub(crate) fn skip_summary(report: &BuildReport, roots: &[String]) -> Option<Str
     }
     let why: Vec<String> = why.iter().map(|(k, n)| format!("{n} {k}")).collect();
     Some(format!(
-        "note: {} skipped{}, {} repaired, {} declared dependencies not linked; details: gos lint {}",
+        "note: {} skipped{}, {} repaired, {} declared {} not linked; details: gos lint {}",
         report.skipped.len(),
         if why.is_empty() {
             String::new()
@@ -215,6 +215,11 @@ pub(crate) fn skip_summary(report: &BuildReport, roots: &[String]) -> Option<Str
         },
         report.recovered.len(),
         unlinked,
+        if unlinked == 1 {
+            "dependency"
+        } else {
+            "dependencies"
+        },
         roots.join(" ")
     ))
 }

@@ -189,7 +189,17 @@ pub fn lint(spec: &LibrarySpec) -> Result<LintReport, BuildError> {
             let Some(i) = at(&u.id) else { continue };
             let (_, file, pkg) = &packages[i];
             let key = u.declaration.key.split('.').next().unwrap_or("");
-            let message = if u.candidates.is_empty() {
+            let message = if u.candidates.is_empty() && !u.near.is_empty() {
+                format!(
+                    "`{}` names no skill of the library; did you mean {}?",
+                    u.declaration.evidence(),
+                    u.near
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                )
+            } else if u.candidates.is_empty() {
                 format!(
                     "`{}` names no skill of the library",
                     u.declaration.evidence()

@@ -87,6 +87,9 @@ pub struct WorkflowStats {
     pub cues: usize,
     /// Of those, names that stayed ambiguous.
     pub ambiguous: usize,
+    /// Sequencing sentences left out because they deny needing the skill they name ("you
+    /// don't need the `x` skill first", [`crate::edge_evidence::denies_need`]).
+    pub denied: usize,
     /// Edges dropped because the named skill is a hub ([`WorkflowOptions::max_fan_in`]).
     pub hub: usize,
     /// Edges dropped because the body sequences a list ([`WorkflowOptions::max_fan_out`]).
@@ -206,6 +209,10 @@ pub(crate) fn workflow_edges_cached(
                     let Some(order) = cue(&piece.text, &named) else {
                         continue;
                     };
+                    if crate::edge_evidence::denies_need(&piece.text, named.start) {
+                        stats.denied += 1;
+                        continue;
+                    }
                     stats.cues += 1;
                     let ev = evidence(&piece.text, named.start);
                     for other in resolve(&named.name, stats) {
@@ -258,6 +265,7 @@ pub(crate) fn workflow_edges_cached(
         let (claims, local) = &**body;
         stats.cues += local.cues;
         stats.ambiguous += local.ambiguous;
+        stats.denied += local.denied;
         for (pair, ev, from_steps) in claims {
             found
                 .entry(*pair)

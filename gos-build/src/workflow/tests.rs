@@ -289,3 +289,22 @@ fn evidence_is_clipped_around_the_name_without_markup_or_control_characters() {
     );
     assert!(!e.contains('`') && !e.chars().any(char::is_control));
 }
+
+/// A sentence that denies needing the skill it sequences links nothing (a new user's "You
+/// don't need the `csv-cleanup` skill first here"); the same cue without the denial links.
+#[test]
+fn a_sentence_denying_the_need_links_nothing() {
+    let nodes = vec![
+        node("csv-cleanup", "Cleans CSV files."),
+        node("invoice-parser", "Parses invoices."),
+        node("sales-report", "Builds a sales report."),
+    ];
+    let bodies = [
+        "",
+        "You don't need the `csv-cleanup` skill first here; the ledger is clean.",
+        "Run the `csv-cleanup` skill first.",
+    ];
+    let (edges, stats) = run(&nodes, &bodies, &[]);
+    assert_eq!(pairs(&edges), vec![("c/csv-cleanup", "c/sales-report")]);
+    assert_eq!(stats.denied, 1);
+}

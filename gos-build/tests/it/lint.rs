@@ -103,6 +103,12 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
         "estimator2/SKILL.md",
         "---\nname: estimator2\ndescription: Estimates print time. Use when planning a print.\n---\nPairs with the gcode-parser skill, that is the `gcode-parser` skill.\n",
     );
+    // A declared name a typo away from a skill's: a broken reference, with a suggestion.
+    write(
+        &a,
+        "estimator5/SKILL.md",
+        "---\nname: estimator5\ndescription: Estimates print time. Use when planning a print.\nrequires: [gcode-parsr]\n---\nx\n",
+    );
     // A declaration links it too.
     write(
         &a,
@@ -169,6 +175,19 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     assert_eq!(at("a/estimator2"), Vec::<&str>::new());
     assert_eq!(at("a/estimator3"), Vec::<&str>::new());
     assert_eq!(at("a/estimator4"), Vec::<&str>::new());
+    assert_eq!(at("a/estimator5"), ["dependency-unresolved"]);
+    let typo = r
+        .diagnostics
+        .iter()
+        .find(|d| d.path == "a/estimator5/SKILL.md")
+        .unwrap();
+    assert_eq!(
+        (typo.line, typo.message.as_str()),
+        (
+            Some(4),
+            "`requires: gcode-parsr` names no skill of the library; did you mean `gcode-parser`?"
+        )
+    );
     assert_eq!(at("a/gcode-parser"), Vec::<&str>::new());
     let unmarked: Vec<&str> = r
         .diagnostics
@@ -197,8 +216,8 @@ fn every_rule_fires_on_the_package_that_breaks_it_and_clean_ones_stay_clean() {
     assert_eq!(line("a/estimator/SKILL.md", "mention-unmarked"), Some(7));
     // name-chars, name-hyphens, name-folder, 2 in long, 1 in meta, 1 in meta2, unusable.
     assert_eq!(r.count(Severity::Error), 8);
-    // 17 packages in `a` (empty included), 1 in `b`.
-    assert_eq!(r.packages, 17 + 1);
+    // 18 packages in `a` (empty included), 1 in `b`.
+    assert_eq!(r.packages, 18 + 1);
 }
 
 /// `fixtures/odd`: what lint says about each case, hand-checked against the files.
