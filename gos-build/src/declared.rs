@@ -8,7 +8,7 @@
 //!
 //! A declared name resolves, in order, to: the skill with exactly that id; the skills whose id
 //! ends with `/name` (a relative id under a root label); the skills whose frontmatter name or
-//! folder name equals the name, ignoring ASCII case. When several skills match (or none),
+//! folder name equals the name, ignoring case. When several skills match (or none),
 //! nothing is linked and the declaration is reported with its candidates; the author can write
 //! the longer id (`collection/name`), which resolves by the `/name` rule. The declaring skill's
 //! collection is never used to choose: a collection signal would leak a library's layout into
@@ -35,6 +35,7 @@
 //! declaration (`requires: x`) as evidence.
 
 use crate::frontmatter::{Frontmatter, value_to_string};
+use crate::skill_names::SkillNames;
 use gos_core::{EdgeProvenance, EdgeType, SkillEdge, SkillNode};
 use serde::Serialize;
 use serde_json::Value;
@@ -154,21 +155,12 @@ pub fn declarations(fm: &Frontmatter) -> Vec<Declaration> {
 pub struct Resolver<'a> {
     nodes: &'a [SkillNode],
     by_id: HashMap<&'a str, usize>,
-    by_name: HashMap<String, Vec<usize>>,
+    names: SkillNames<'a>,
 }
 
 impl<'a> Resolver<'a> {
     /// Index `nodes` by id, frontmatter name and folder name.
     pub fn new(nodes: &'a [SkillNode]) -> Self {
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, n) in nodes.iter().enumerate() {
-            for key in [n.name.to_ascii_lowercase(), n.folder().to_ascii_lowercase()] {
-                let v = by_name.entry(key).or_default();
-                if !v.contains(&i) {
-                    v.push(i);
-                }
-            }
-        }
         Resolver {
             nodes,
             by_id: nodes
@@ -176,7 +168,7 @@ impl<'a> Resolver<'a> {
                 .enumerate()
                 .map(|(i, n)| (n.id.as_str(), i))
                 .collect(),
-            by_name,
+            names: SkillNames::new(nodes),
         }
     }
 
@@ -196,8 +188,9 @@ impl<'a> Resolver<'a> {
         };
         if pool.is_empty() {
             pool = self
-                .by_name
-                .get(&name.to_ascii_lowercase())
+                .names
+                .by_name()
+                .get(&name.to_lowercase())
                 .map(|v| v.iter().copied().filter(|&i| i != from).collect())
                 .unwrap_or_default();
         }
@@ -218,14 +211,15 @@ impl<'a> Resolver<'a> {
     /// `drawio`.
     /// Cost: O(names in the library) edit distances.
     pub fn near(&self, from: usize, name: &str) -> Vec<String> {
-        let name = name.to_ascii_lowercase();
+        let name = name.to_lowercase();
         let chars = name.chars().count();
         if chars < MIN_TYPO_CHARS || !name.contains(['-', '_']) {
             return Vec::new();
         }
         let max_edits = if chars >= TWO_EDIT_CHARS { 2 } else { 1 };
         let mut out: Vec<String> = self
-            .by_name
+            .names
+            .by_name()
             .iter()
             .filter(|(k, v)| {
                 k.chars().count() >= MIN_TYPO_CHARS

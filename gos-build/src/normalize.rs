@@ -184,20 +184,18 @@ pub fn unmarked_skill_mentions(body: &str) -> Vec<(String, usize)> {
 /// The sentence of `text` around byte `at`, with its start: from the last line break or
 /// sentence end (`. `, `? `, `! `, `; `) before it to the first one after it.
 fn sentence_around(text: &str, at: usize) -> (&str, usize) {
-    let ends = |s: &str| -> Vec<usize> {
-        ["\n", ". ", "? ", "! ", "; "]
-            .iter()
-            .filter_map(|p| s.find(p).map(|i| i + p.len()))
-            .collect()
-    };
-    let before = &text[..at];
-    let start = ["\n", ". ", "? ", "! ", "; "]
+    const ENDS: [&str; 5] = ["\n", ". ", "? ", "! ", "; "];
+    let (before, after) = text.split_at(at);
+    let start = ENDS
         .iter()
-        .filter_map(|p| before.rfind(p).map(|i| i + p.len()))
+        .filter_map(|e| before.rfind(e).map(|i| i + e.len()))
         .max()
         .unwrap_or(0);
-    let after = &text[at..];
-    let end = ends(after).into_iter().min().map_or(text.len(), |i| at + i);
+    let end = ENDS
+        .iter()
+        .filter_map(|e| after.find(e).map(|i| at + i + e.len()))
+        .min()
+        .unwrap_or(text.len());
     (&text[start..end], start)
 }
 

@@ -1,6 +1,7 @@
-//! The skills of a library by name: how a name that one skill's body gives resolves to another
-//! skill. Shared by the mention rule ([`crate::relate`]), the workflow rule
-//! ([`crate::workflow`]) and `gos lint`'s `mention-unmarked` ([`crate::lint`]).
+//! The skills of a library by name: how a name that one skill's text gives resolves to another
+//! skill. Shared by the declared rule ([`crate::declared`]), the mention rule
+//! ([`crate::relate`]), the workflow rule ([`crate::workflow`]) and `gos lint`'s
+//! `mention-unmarked` ([`crate::lint`]).
 
 use gos_core::SkillNode;
 use std::collections::{BTreeSet, HashMap};

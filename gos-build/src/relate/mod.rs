@@ -386,25 +386,26 @@ pub fn mention_edges(
         fan_in.entry(p).or_default().insert(c);
         *fan_out.entry(c).or_insert(0) += 1;
     }
-    // Both ways: two mentions whose edges would run in opposite directions. A specialisation
-    // named by its general skill and naming it back gives one direction twice, and stays.
-    let direction = |p: usize, c: usize| {
-        if specialises(&nodes[p], &nodes[c]) {
-            (c, p)
-        } else {
-            (p, c)
-        }
+    // Each mention's edge, (source, target): the named skill first, unless it specialises the
+    // mentioner (module docs).
+    let directed: Vec<(usize, usize, &str, bool)> = resolved
+        .into_iter()
+        .map(|(p, c, m)| (p, c, m, specialises(&nodes[p], &nodes[c])))
+        .collect();
+    let edge_of = |&(p, c, _, reversed): &(usize, usize, &str, bool)| {
+        if reversed { (c, p) } else { (p, c) }
     };
-    let directed: BTreeSet<(usize, usize)> =
-        resolved.iter().map(|&(p, c, _)| direction(p, c)).collect();
-    let before = resolved.len();
-    resolved.retain(|&(p, c, _)| {
-        let (s, t) = direction(p, c);
-        !directed.contains(&(t, s))
-    });
-    stats.mentions_both_ways += before - resolved.len();
+    // Both ways: two mentions whose edges run in opposite directions. A specialisation named
+    // by its general skill and naming it back gives one direction twice, and stays.
+    let pairs: BTreeSet<(usize, usize)> = directed.iter().map(edge_of).collect();
     let mut edges = Vec::new();
-    for (p, c, m) in resolved {
+    for d in &directed {
+        let &(p, c, m, reversed) = d;
+        let (source, target) = edge_of(d);
+        if pairs.contains(&(target, source)) {
+            stats.mentions_both_ways += 1;
+            continue;
+        }
         if fan_out[&c] > MAX_MENTION_FAN_OUT {
             stats.mentions_list += 1;
             continue;
@@ -417,11 +418,11 @@ pub fn mention_edges(
             stats.mentions_deprecated += 1;
             continue;
         }
-        let (source, target, evidence) = if specialises(&nodes[p], &nodes[c]) {
+        let evidence = if reversed {
             stats.mentions_reversed += 1;
-            (c, p, format!("`{m}` skill, which specialises it"))
+            format!("`{m}` skill, which specialises it")
         } else {
-            (p, c, format!("`{m}` skill"))
+            format!("`{m}` skill")
         };
         edges.push(SkillEdge {
             source: nodes[source].id.clone(),

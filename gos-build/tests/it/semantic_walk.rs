@@ -2,12 +2,10 @@
 //! (session 16), on a real build of a small library: two PDDL skills joined by a BM25
 //! semantic edge, a planning skill of another kind, and unrelated skills.
 
-use gos_build::build::NoProgress;
-use gos_build::relate::RelateOptions;
-use gos_build::{BuildOptions, build_workspace};
 use gos_core::graph::ppr::{TransitionMatrix, TypeWeights};
 use gos_core::seed::SeedSource;
 use gos_core::{EdgeType, RetrieveOptions, Retriever, Workspace};
+use gos_testkit::workspace::build_lexical;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -73,14 +71,7 @@ fn workspace(dir: &Path) -> Arc<Workspace> {
         std::fs::write(d.join("SKILL.md"), text).unwrap();
     }
     let ws = dir.join("ws");
-    let opts = BuildOptions {
-        force: false,
-        library: lib,
-        workspace: ws.clone(),
-        relate: RelateOptions::default(),
-        embed: None,
-    };
-    build_workspace(&opts, &NoProgress).expect("build succeeds");
+    build_lexical(&lib, &ws);
     Arc::new(Workspace::open(&ws).unwrap())
 }
 

@@ -3,11 +3,9 @@
 //! `gcode-parser`, by a frontmatter `requires:` or by a sentence of its body. The query matches
 //! the parser weakly (a seed at rank 3), so the gap rule cut it and the edge was never read.
 
-use gos_build::build::NoProgress;
-use gos_build::relate::RelateOptions;
-use gos_build::{BuildOptions, build_workspace};
 use gos_core::retrieve::KeepPrerequisites;
 use gos_core::{RetrieveOptions, Retriever, Workspace};
+use gos_testkit::workspace::build_lexical;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -88,14 +86,7 @@ fn workspace(dir: &Path, estimator: &str) -> Arc<Workspace> {
         std::fs::write(lib.join(folder).join("SKILL.md"), text).unwrap();
     }
     let ws = dir.join("ws");
-    let opts = BuildOptions {
-        force: false,
-        library: lib,
-        workspace: ws.clone(),
-        relate: RelateOptions::default(),
-        embed: None,
-    };
-    build_workspace(&opts, &NoProgress).expect("build succeeds");
+    build_lexical(&lib, &ws);
     Arc::new(Workspace::open(&ws).unwrap())
 }
 
