@@ -38,6 +38,7 @@ fn options(args: &RetrieveArgs) -> Result<RetrieveOptions> {
     opts.bundle_cut = gos_core::retrieve::BundleCut {
         min_top_ratio: args.bundle_floor,
         min_step_ratio: args.bundle_gap,
+        min_cosine: args.bundle_min_cosine,
     };
     opts.seeds.source = args.seeds;
     args.dense.apply(&mut opts);

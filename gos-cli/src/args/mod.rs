@@ -88,6 +88,16 @@ fn unit_interval(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A cosine floor in [-1, 1] (-1 turns the rule off).
+fn cosine_floor(s: &str) -> Result<f32, String> {
+    match finite(s)? {
+        v if (-1.0..=1.0).contains(&v) => Ok(v as f32),
+        v => Err(format!(
+            "{v} is outside [-1, 1] (a cosine; -1 turns the rule off)"
+        )),
+    }
+}
+
 /// A float in (0, 1].
 fn open_unit_interval(s: &str) -> Result<f64, String> {
     match finite(s)? {
@@ -273,6 +283,11 @@ pub struct RetrieveArgs {
     /// docs/graph-quality.md).
     #[arg(help_heading = "Bundle", long, default_value_t = gos_core::retrieve::cut::DEFAULT_BUNDLE_GAP, value_parser = unit_interval)]
     pub bundle_gap: f64,
+    /// Adaptive bundle size: end the bundle at the first first-stage skill whose cosine with
+    /// the query is below this, whatever its lexical match (dense and hybrid seeds; -1 = off;
+    /// the default is cross-validated, docs/graph-quality.md).
+    #[arg(help_heading = "Bundle", long, default_value_t = gos_core::retrieve::cut::DEFAULT_BUNDLE_MIN_COSINE, value_parser = cosine_floor, allow_negative_numbers = true)]
+    pub bundle_min_cosine: f32,
     /// Task text; `-` reads it from stdin.
     pub query: String,
 

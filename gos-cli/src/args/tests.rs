@@ -82,6 +82,7 @@ fn negative_numbers_are_accepted_where_meaningful() {
         ("--min-seed-score", "-1"),
         ("--min-dense-score", "-0.5"),
         ("--dense-weight", "-0.25"),
+        ("--bundle-min-cosine", "-1"),
     ] {
         for argv in [
             vec!["gos", "retrieve", "-w", "ws", flag, value, "a query"],
@@ -97,6 +98,7 @@ fn negative_numbers_are_accepted_where_meaningful() {
                     DenseFloor::Cosine(c) => c as f64,
                     DenseFloor::Auto => f64::NAN,
                 },
+                "--bundle-min-cosine" => r.bundle_min_cosine as f64,
                 _ => r.dense.dense_weight,
             };
             assert_eq!(got, value.parse::<f64>().unwrap(), "{argv:?}");

@@ -242,3 +242,107 @@ fn a_small_personal_library_gives_an_unrelated_task_no_unsupported_skill() {
         "the bundle stops where relevance stops: {ids:?}"
     );
 }
+
+/// Issue 22 item 7 on long task texts: a text that names many common words ("build", "source",
+/// "install", "test", "results") matches skills of other fields lexically with slowly falling
+/// scores, so the floor and the gap never end the bundle (on the 89 Terminal-Bench texts 75 of
+/// 77 hybrid bundles were full). The cosine rule ends it at the first first-stage skill whose
+/// cosine with the task is below `--bundle-min-cosine` (default 0.1): here the irrigation skill
+/// (cosine about 0.05), whatever its BM25 match.
+#[test]
+fn a_skill_that_shares_only_words_with_a_long_task_ends_the_bundle() {
+    let Some(model) = model_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let library = tmp.path().join("library");
+    let skill = |name: &str, description: &str, body: &str| {
+        let dir = library.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text =
+            format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body}\n");
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    };
+    skill(
+        "cmake-build",
+        "Build a C or C++ project from source with CMake and make, then install the binary into /usr/local/bin.",
+        "Run cmake -S . -B build, then cmake --build build and cmake --install build. Check the binary with ldd.",
+    );
+    skill(
+        "pytest-runner",
+        "Run a Python project's test suite with pytest and report failures.",
+        "pytest -q; read the summary line.",
+    );
+    skill(
+        "garden-irrigation",
+        "Plan drip irrigation for a vegetable garden: build the line from the source tap, install emitters, test the flow and note the results per bed.",
+        "Measure flow per emitter; output a table of litres per bed.",
+    );
+    skill(
+        "sourdough-starter",
+        "Feed and keep a sourdough starter: build up the levain, install the jar in a warm spot, test the rise and write the results to a baking log.",
+        "Feed flour and water twice a day. Test: a spoon of starter floats when ready. Record results in the output log.",
+    );
+    skill(
+        "choir-rehearsal",
+        "Run a choir rehearsal: build the warm-up from the source score, install the seating plan, test each section and list the results for the director.",
+        "Warm up, sectional tests, full run.",
+    );
+    let ws = tmp.path().join("ws");
+    let report = json_ok(
+        gos()
+            .args(["build", "--json", "-q", "-w"])
+            .arg(&ws)
+            .arg("--model-dir")
+            .arg(&model)
+            .arg(&library),
+    );
+    assert_eq!(report["embed"]["embedded"], 5);
+    let task = "Build pMARS from source on Debian without X11 support, install the binary to \
+                /usr/local/bin and test it with the provided warrior files; the output should \
+                print the results line";
+    // The floor and the gap off, so only the cosine rule decides the bundle's end.
+    let bundle = |min_cosine: &str| -> Vec<String> {
+        let r = json_ok(
+            gos()
+                .args([
+                    "retrieve",
+                    "--json",
+                    "--bundle-floor",
+                    "0",
+                    "--bundle-gap",
+                    "0",
+                ])
+                .args(["--bundle-min-cosine", min_cosine])
+                .arg("-w")
+                .arg(&ws)
+                .arg("--model-dir")
+                .arg(&model)
+                .arg(task),
+        );
+        assert_eq!(r["seed_source"], "hybrid");
+        r["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let off = bundle("-1");
+    assert_eq!(
+        off.len(),
+        5,
+        "every skill matches a word of the task: {off:?}"
+    );
+    assert_eq!(off[0], "cmake-build");
+    let default = bundle("0.1");
+    assert_eq!(default[0], "cmake-build");
+    assert!(
+        default.len() < off.len() && off.starts_with(&default),
+        "the rule ends the bundle, it does not reorder it: {default:?} of {off:?}"
+    );
+    assert!(
+        !default.contains(&"garden-irrigation".to_string()),
+        "{default:?}"
+    );
+    // A floor above every cosine keeps only the first skill, which the relevance floors judge.
+    assert_eq!(bundle("0.99"), ["cmake-build"]);
+}

@@ -16,7 +16,7 @@ fn names_and_aliases_are_unique_snake_case() {
         }
         assert!(!k.doc.is_empty(), "{} has no doc", k.name);
     }
-    assert_eq!(KNOBS.len(), 62);
+    assert_eq!(KNOBS.len(), 63);
 }
 
 #[test]

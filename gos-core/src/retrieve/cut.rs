@@ -9,10 +9,19 @@
 //! - **floor** ([`BundleCut::min_top_ratio`]): a candidate whose score is below this share of
 //!   the best score ends the bundle;
 //! - **gap** ([`BundleCut::min_step_ratio`]): a candidate whose score is below this share of
-//!   the score just above it ends the bundle (a cliff in the scores).
+//!   the score just above it ends the bundle (a cliff in the scores);
+//! - **cosine** ([`BundleCut::min_cosine`]): a candidate whose cosine with the query is below
+//!   this ends the bundle, whatever its lexical evidence. The first two rules read shares of
+//!   the query's own scores, so they never fire where the scores fall slowly, as they do for
+//!   long task texts that match many skills on common words: on the 89 Terminal-Bench texts
+//!   75 of 77 hybrid bundles filled all 8 slots, and a reader judged 482 of their 605 skills
+//!   irrelevant. The cosine is an absolute scale (all-MiniLM-L6-v2: unrelated pairs 0.01-0.12,
+//!   [`super::options::DEFAULT_MIN_SKILL_COSINE`]), computed exactly for every candidate
+//!   ([`crate::index::dense::DenseSet::cosine`]); it needs the query's embeddings, so lexical
+//!   seeds skip this rule.
 //!
 //! Defaults: floor [`DEFAULT_BUNDLE_FLOOR`] 0.2, gap [`DEFAULT_BUNDLE_GAP`] 0.5, one setting
-//! for every seed source. Chosen by 4-fold cross-validation over the 48 DEV tasks on the real
+//! for every seed source; cosine [`DEFAULT_BUNDLE_MIN_COSINE`]. Chosen by 4-fold cross-validation over the 48 DEV tasks on the real
 //! library, lexical and hybrid seeds together: the best mean F2 (equivalent metrics) among the
 //! settings that lose at most 0.01 of bundle recall with either seed source; every fold chose
 //! gap 0.5 and the floors 0, 0.2, 0.2, 0.4. Out of fold, precision (equivalent) rose from
@@ -31,8 +40,24 @@ pub const DEFAULT_BUNDLE_GAP: f64 = 0.5;
 /// Default [`BundleCut::min_top_ratio`]: 0.2 (module docs).
 pub const DEFAULT_BUNDLE_FLOOR: f64 = 0.2;
 
-/// The adaptive cut's floors, each a share in [0, 1]; 0 turns a rule off. Default: floor
-/// [`DEFAULT_BUNDLE_FLOOR`], gap [`DEFAULT_BUNDLE_GAP`].
+/// Default [`BundleCut::min_cosine`]: 0.1, the top of the cosines all-MiniLM-L6-v2 gives
+/// unrelated sentence pairs (0.01-0.12), as for
+/// [`super::options::DEFAULT_MIN_SKILL_COSINE`]: an absolute "no evidence" level of the
+/// encoder, not a DEV-tuned value. Measured on the real library (docs/graph-quality.md,
+/// "Session 21"): DEV hybrid bundles keep every oracle (equivalent recall 0.753) while
+/// precision rises 0.420 -> 0.444; on the 89 Terminal-Bench texts the mean hybrid bundle falls
+/// from 7.9 to 6.0 skills, with 130 of the 482 skills a reader judged irrelevant gone and none
+/// of the 26 judged relevant. 4-fold CV by F2 over -1 / 0.1 / 0.15 / 0.2 / 0.25 chose 0.1,
+/// 0.15, 0.15 and 0.2, unstable above 0.15 (0.2 costs DEV recall 0.031). Encoders whose
+/// unrelated pairs score higher (BGE, Qwen3) rarely reach this floor; set it per model.
+pub const DEFAULT_BUNDLE_MIN_COSINE: f32 = 0.1;
+
+/// The cosine rule's "off" value: no cosine lies below -1.
+pub const BUNDLE_MIN_COSINE_OFF: f32 = -1.0;
+
+/// The adaptive cut's floors: two shares in [0, 1] (0 turns the rule off) and a cosine (-1
+/// turns it off). Default: floor [`DEFAULT_BUNDLE_FLOOR`], gap [`DEFAULT_BUNDLE_GAP`], cosine
+/// [`DEFAULT_BUNDLE_MIN_COSINE`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BundleCut {
     /// Least final score, as a share of the best final score, of a bundle skill.
@@ -40,6 +65,9 @@ pub struct BundleCut {
     /// Least final score, as a share of the score of the candidate ranked just above, of a
     /// bundle skill.
     pub min_step_ratio: f64,
+    /// Least cosine with the query of a bundle skill, when the query has embeddings
+    /// ([`BundleCut::keep_with_cosines`]); [`BUNDLE_MIN_COSINE_OFF`] turns it off.
+    pub min_cosine: f32,
 }
 
 impl Default for BundleCut {
@@ -47,33 +75,51 @@ impl Default for BundleCut {
         BundleCut {
             min_top_ratio: DEFAULT_BUNDLE_FLOOR,
             min_step_ratio: DEFAULT_BUNDLE_GAP,
+            min_cosine: DEFAULT_BUNDLE_MIN_COSINE,
         }
     }
 }
 
 impl BundleCut {
-    /// Both rules off: the bundle is the first `top_n` eligible candidates.
+    /// Every rule off: the bundle is the first `top_n` eligible candidates.
     pub const OFF: BundleCut = BundleCut {
         min_top_ratio: 0.0,
         min_step_ratio: 0.0,
+        min_cosine: BUNDLE_MIN_COSINE_OFF,
     };
 
-    /// Whether both rules are off.
+    /// Whether every rule is off.
     pub fn is_off(&self) -> bool {
-        self.min_top_ratio <= 0.0 && self.min_step_ratio <= 0.0
+        self.min_top_ratio <= 0.0
+            && self.min_step_ratio <= 0.0
+            && self.min_cosine <= BUNDLE_MIN_COSINE_OFF
+    }
+
+    /// [`BundleCut::keep_with_cosines`] without cosines (lexical seeds): the floor and the gap
+    /// only.
+    pub fn keep(&self, ranked: &[RankedSkill], eligible: usize) -> usize {
+        self.keep_with_cosines(ranked, eligible, |_| None)
     }
 
     /// How many of the first `eligible` candidates of `ranked` (in final order) stay: at least
-    /// one when `eligible > 0`, `eligible` when the cut is off or the best score is not
-    /// positive (then shares of it mean nothing, e.g. cross-encoder logits).
-    pub fn keep(&self, ranked: &[RankedSkill], eligible: usize) -> usize {
+    /// one when `eligible > 0`; `eligible` when the cut is off. `cosine(node)` is the
+    /// candidate's cosine with the query, `None` when unknown (then the cosine rule passes
+    /// it). The floor and the gap are skipped when the best score is not positive (shares of
+    /// it mean nothing, e.g. cross-encoder logits).
+    pub fn keep_with_cosines(
+        &self,
+        ranked: &[RankedSkill],
+        eligible: usize,
+        cosine: impl Fn(usize) -> Option<f32>,
+    ) -> usize {
         let eligible = eligible.min(ranked.len());
         let Some(top) = ranked.first().map(|r| r.score) else {
             return 0;
         };
-        if self.is_off() || top.is_nan() || top <= 0.0 {
+        if self.is_off() {
             return eligible;
         }
+        let shares = !top.is_nan() && top > 0.0;
         // A candidate the graph brought in (outside the first-stage pool) is never the cut
         // point: its score is its consumer's relevance passed on, not its own, and a cliff
         // before it is the graph's doing (a prerequisite ranks below what needs it).
@@ -81,8 +127,10 @@ impl BundleCut {
             .find(|&i| {
                 let s = ranked[i].score;
                 ranked[i].pool_rank.is_some()
-                    && (s < self.min_top_ratio * top
-                        || s < self.min_step_ratio * ranked[i - 1].score)
+                    && ((shares
+                        && (s < self.min_top_ratio * top
+                            || s < self.min_step_ratio * ranked[i - 1].score))
+                        || cosine(ranked[i].node).is_some_and(|c| c < self.min_cosine))
             })
             .unwrap_or(eligible)
     }
@@ -236,6 +284,7 @@ mod tests {
         let gap = BundleCut {
             min_top_ratio: 0.0,
             min_step_ratio: 0.5,
+            ..BundleCut::OFF
         };
         assert_eq!(gap.keep(&r, 4), 3);
         r[1].pool_rank = Some(2);
@@ -251,6 +300,7 @@ mod tests {
         let floor = BundleCut {
             min_top_ratio: 0.5,
             min_step_ratio: 0.0,
+            ..BundleCut::OFF
         };
         // 1.0 is exactly half of 2.0 and stays; 0.3 ends the bundle.
         assert_eq!(floor.keep(&r, 6), 4);
@@ -258,12 +308,14 @@ mod tests {
         let gap = BundleCut {
             min_top_ratio: 0.0,
             min_step_ratio: 0.7,
+            ..BundleCut::OFF
         };
         // 1.1 / 1.8 = 0.61 < 0.7: the cliff after the second skill.
         assert_eq!(gap.keep(&r, 6), 2);
         let both = BundleCut {
             min_top_ratio: 0.1,
             min_step_ratio: 0.5,
+            ..BundleCut::OFF
         };
         // 0.3 / 1.0 = 0.3 < 0.5.
         assert_eq!(both.keep(&r, 6), 4);
@@ -335,11 +387,54 @@ mod tests {
         assert!("1".parse::<KeepPrerequisites>().is_err());
     }
 
+    /// Flat scores (a long task text matching everything a little): the floor and the gap
+    /// keep all six; the cosine rule ends the bundle at the first first-stage candidate below
+    /// 0.1 (node 3, cosine 0.05), even though node 4 after it has 0.4; a candidate the graph
+    /// brought in is never the cut point; an unknown cosine passes; and without cosines
+    /// (`keep`) the rule is silent.
+    #[test]
+    fn a_cosine_below_the_floor_ends_the_bundle_whatever_the_scores() {
+        let mut r = ranked(&[2.0, 1.9, 1.8, 1.7, 1.6, 1.5]);
+        let cos = [0.5, 0.3, 0.2, 0.05, 0.4, 0.3];
+        let cut = BundleCut::default();
+        assert_eq!(cut.min_cosine, DEFAULT_BUNDLE_MIN_COSINE);
+        assert_eq!(cut.keep(&r, 6), 6);
+        assert_eq!(cut.keep_with_cosines(&r, 6, |n| Some(cos[n])), 3);
+        // Node 3 unknown: it passes, the bundle runs to the end.
+        assert_eq!(
+            cut.keep_with_cosines(&r, 6, |n| (n != 3).then(|| cos[n])),
+            6
+        );
+        // Node 3 brought in by the graph: never the cut point.
+        r[3].pool_rank = None;
+        assert_eq!(cut.keep_with_cosines(&r, 6, |n| Some(cos[n])), 6);
+        // The first candidate stays whatever its cosine; off (-1) keeps everything.
+        assert_eq!(cut.keep_with_cosines(&r, 6, |_| Some(-0.5)), 1);
+        let off = BundleCut {
+            min_cosine: BUNDLE_MIN_COSINE_OFF,
+            ..BundleCut::OFF
+        };
+        assert!(off.is_off());
+        assert_eq!(off.keep_with_cosines(&r, 6, |_| Some(-0.5)), 6);
+        let only_cosine = BundleCut {
+            min_cosine: 0.15,
+            ..BundleCut::OFF
+        };
+        assert!(!only_cosine.is_off());
+        // Non-positive scores turn the shares off, not the cosine rule.
+        let neg = ranked(&[-1.0, -2.0, -3.0]);
+        assert_eq!(
+            only_cosine.keep_with_cosines(&neg, 3, |n| Some([0.5, 0.3, 0.1][n])),
+            2
+        );
+    }
+
     #[test]
     fn the_first_candidate_always_stays() {
         let strict = BundleCut {
             min_top_ratio: 1.0,
             min_step_ratio: 1.0,
+            min_cosine: 1.0,
         };
         assert_eq!(strict.keep(&ranked(&[2.0, 1.9]), 2), 1);
         assert_eq!(strict.keep(&ranked(&[2.0, 2.0, 2.0]), 3), 3);
@@ -347,6 +442,10 @@ mod tests {
         // Non-positive best scores: no shares, nothing cut.
         assert_eq!(strict.keep(&ranked(&[-1.0, -3.0]), 2), 2);
         assert_eq!(strict.keep(&ranked(&[0.0, 0.0]), 2), 2);
+        assert_eq!(
+            strict.keep_with_cosines(&ranked(&[2.0, 2.0]), 2, |_| Some(0.0)),
+            1
+        );
     }
 
     /// Final order a(pool) g(reached) b(pool, cut in the other ranking) c(pool) h(reached)

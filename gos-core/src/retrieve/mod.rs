@@ -237,13 +237,21 @@ impl Retriever {
         let floors = opts.floors(self.ws.graph().node_count());
         plain.truncate(relevance::eligible(&plain, floors.min_relative_score));
         collapse::drop_unsupported(&mut plain, opts.min_skill_cosine);
-        let size = opts.bundle_cut.keep(&plain, plain.len());
+        let size = opts
+            .bundle_cut
+            .keep_with_cosines(&plain, plain.len(), |node| self.cosine(ctx.query, node));
         Ok(plain[..size]
             .iter()
             .flat_map(|r| {
                 std::iter::once(r.node).chain(copies.get(&r.node).into_iter().flatten().copied())
             })
             .collect())
+    }
+
+    /// The cosine of skill `node` with `query`'s embeddings ([`crate::index::dense::DenseSet::cosine`]), `None`
+    /// when the query has none (lexical seeds) or the workspace has no vectors.
+    fn cosine(&self, query: &Query<'_>, node: usize) -> Option<f32> {
+        self.ws.dense()?.cosine(query.vectors?, node)
     }
 
     /// The seed source `asked` resolves to with this retriever ([`SeedSource::resolve`]).
@@ -426,7 +434,9 @@ impl Retriever {
         }
         let mut eligible = match &semantic_cut {
             Some(kept) => cut::keep_cut_of(pool.to_mut(), kept),
-            None => opts.bundle_cut.keep(&pool, pool.len()),
+            None => opts
+                .bundle_cut
+                .keep_with_cosines(&pool, pool.len(), |node| self.cosine(&query, node)),
         };
         if opts.mode != RetrievalMode::NoGraph && opts.keep_prerequisites != KeepPrerequisites::Off
         {

@@ -139,6 +139,23 @@ impl DenseSet {
         out
     }
 
+    /// The cosine of skill `node` with the unit query vectors `queries`: the best over the
+    /// vectors and the parts of the view, as [`DenseSet::search_many`] scores it, but exact and
+    /// for any node (not only the top-`k`). `None` when `queries` is empty. Cost: one dot
+    /// product of `dim` values per query vector and part.
+    ///
+    /// # Panics
+    /// When `node` is not a row of the vectors.
+    pub fn cosine(&self, queries: &[Vec<f32>], node: usize) -> Option<f32> {
+        self.parts
+            .iter()
+            .flat_map(|(_, idx)| {
+                let row = idx.vectors.row(node);
+                queries.iter().map(move |q| search::dot(q, row))
+            })
+            .reduce(f32::max)
+    }
+
     /// True when searches go through HNSW.
     pub fn is_approximate(&self) -> bool {
         self.parts.iter().any(|(_, i)| i.is_approximate())
@@ -185,3 +202,60 @@ pub fn query_passages(text: &str) -> Vec<String> {
 
 /// Target passage length of [`query_passages`], in characters.
 pub const QUERY_PASSAGE_CHARS: usize = 300;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(v: [f32; 3]) -> Vec<f32> {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    fn part(rows: Vec<Vec<f32>>) -> DenseIndex {
+        let hashes = vec![String::new(); rows.len()];
+        DenseIndex::new(
+            Vectors::from_rows("m".into(), "v".into(), 3, rows, hashes).unwrap(),
+            None,
+        )
+    }
+
+    /// A sectioned set (card and body parts) of three skills: a skill's cosine is its best over
+    /// the parts and the query vectors, the very value `search_many` ranks it by, for every
+    /// node including those outside the top-`k`.
+    #[test]
+    fn a_skills_cosine_is_its_best_over_parts_and_query_vectors() {
+        let card = part(vec![
+            unit([1.0, 0.0, 0.0]),
+            unit([0.0, 1.0, 0.0]),
+            unit([0.0, 0.0, 1.0]),
+        ]);
+        let body = part(vec![
+            unit([0.0, 1.0, 0.0]),
+            unit([1.0, 1.0, 0.0]),
+            unit([0.0, 0.0, -1.0]),
+        ]);
+        let set = DenseSet {
+            info: DenseInfo {
+                model: "m".into(),
+                model_dir: String::new(),
+                view: TextView::Sectioned,
+                dim: 3,
+                hnsw: false,
+            },
+            parts: vec![(TextView::Card, card), (TextView::Body, body)],
+        };
+        let q = vec![unit([1.0, 0.0, 0.0])];
+        // Skill 0: card 1.0; skill 1: body 1/sqrt(2); skill 2: 0 and -0.
+        assert_eq!(set.cosine(&q, 0), Some(1.0));
+        assert!((set.cosine(&q, 1).unwrap() - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);
+        assert_eq!(set.cosine(&q, 2), Some(0.0));
+        for (node, cos) in set.search_many(&q, 3) {
+            assert_eq!(set.cosine(&q, node), Some(cos));
+        }
+        // A second query vector raises skill 2 to its card's 1.0; no vectors, no cosine.
+        let two = vec![q[0].clone(), unit([0.0, 0.0, 1.0])];
+        assert_eq!(set.cosine(&two, 2), Some(1.0));
+        assert_eq!(set.cosine(&[], 0), None);
+    }
+}

@@ -151,6 +151,22 @@ pub(super) const KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        name: "bundle_min_cosine",
+        aliases: &[],
+        doc: "Adaptive bundle size: end the bundle at the first first-stage skill whose cosine with the query is below this, whatever its lexical match (dense and hybrid seeds; -1 = off).",
+        unit: Unit::Score,
+        range: Range::real(-1.0, 1.0),
+        category: Category::Bundle,
+        status: Status::Stable,
+        access: Access::Options {
+            set: |o, v| {
+                o.bundle_cut.min_cosine = v.real() as f32;
+                Ok(())
+            },
+            get: |o| o.bundle_cut.min_cosine.to_string(),
+        },
+    },
+    Knob {
         name: "cut_without_semantic",
         aliases: &[],
         doc: "With semantic edges in the walk, the adaptive cut reads the ranking of the walk without them: semantic mass orders the bundle but never opens or closes it.",
