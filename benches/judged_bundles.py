@@ -43,7 +43,7 @@ def main(report_path, judgments_path):
             f"({full} of size {max(sizes)}), {sum(chars) / len(chars):.0f} chars; "
             f"relevant {counts['relevant']}, partial {counts['partial']}, "
             f"irrelevant {counts['irrelevant']}, unjudged {counts['unjudged']}; "
-            f"relevant or partial {useful / judged:.3f} of the judged"
+            f"relevant or partial {useful / judged if judged else float('nan'):.3f} of the judged"
         )
 
 

@@ -285,7 +285,7 @@ pub struct RetrieveArgs {
     pub bundle_gap: f64,
     /// Adaptive bundle size: end the bundle at the first first-stage skill whose cosine with
     /// the query is below this, whatever its lexical match (dense and hybrid seeds; -1 = off;
-    /// the default is cross-validated, docs/graph-quality.md).
+    /// the default is the encoder's unrelated-pair level, docs/graph-quality.md "Session 21").
     #[arg(help_heading = "Bundle", long, default_value_t = gos_core::retrieve::cut::DEFAULT_BUNDLE_MIN_COSINE, value_parser = cosine_floor, allow_negative_numbers = true)]
     pub bundle_min_cosine: f32,
     /// Task text; `-` reads it from stdin.

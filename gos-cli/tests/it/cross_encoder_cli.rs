@@ -48,8 +48,16 @@ fn cross_encoder_retrieve_cli_reports_the_stage() {
     let tmp = tempfile::tempdir().unwrap();
     let (ws, model) = setup(tmp.path());
     let ws = ws.to_str().unwrap();
-    // The adaptive cut reads the final scores, which the stage replaces, so it is off here.
-    let no_cut = ["--bundle-gap", "0", "--bundle-floor", "0"];
+    // The adaptive cut reads the final scores, which the stage replaces, and (with vectors)
+    // the cosines in the stage's order, so it is off here.
+    let no_cut = [
+        "--bundle-gap",
+        "0",
+        "--bundle-floor",
+        "0",
+        "--bundle-min-cosine",
+        "-1",
+    ];
     let plain: Value = serde_json::from_slice(
         &ok(gos_out(
             &[&["retrieve", "-w", ws, "--json", QUERY][..], &no_cut[..]].concat(),

@@ -4,7 +4,7 @@
 //! A fixed top-N fills every bundle to N skills, so a task that needs two skills gets six it
 //! does not need. The cut stops adding skills once the marginal evidence falls below a floor,
 //! read off the final scores of the ranked list (field evidence by default, whose scores are
-//! non-negative):
+//! non-negative) and, with the query's embeddings, off each skill's cosine with the query:
 //!
 //! - **floor** ([`BundleCut::min_top_ratio`]): a candidate whose score is below this share of
 //!   the best score ends the bundle;
@@ -18,10 +18,15 @@
 //!   irrelevant. The cosine is an absolute scale (all-MiniLM-L6-v2: unrelated pairs 0.01-0.12,
 //!   [`super::options::DEFAULT_MIN_SKILL_COSINE`]), computed exactly for every candidate
 //!   ([`crate::index::dense::DenseSet::cosine`]); it needs the query's embeddings, so lexical
-//!   seeds skip this rule.
+//!   seeds skip this rule. Like the other two it ends the bundle rather than skipping one
+//!   skill, so the skills after the first weak one leave too (on Terminal-Bench 9 skills a
+//!   reader judged partly useful, with cosines of at least 0.1, left that way); a first-stage
+//!   prerequisite that the graph lifted above its own cosine's worth ends it as well, and only
+//!   comes back through [`keep_prerequisites`] when a kept skill states it. Its default,
+//!   [`DEFAULT_BUNDLE_MIN_COSINE`], is the encoder's noise level, not a cross-validated value.
 //!
-//! Defaults: floor [`DEFAULT_BUNDLE_FLOOR`] 0.2, gap [`DEFAULT_BUNDLE_GAP`] 0.5, one setting
-//! for every seed source; cosine [`DEFAULT_BUNDLE_MIN_COSINE`]. Chosen by 4-fold cross-validation over the 48 DEV tasks on the real
+//! The floor and the gap, [`DEFAULT_BUNDLE_FLOOR`] 0.2 and [`DEFAULT_BUNDLE_GAP`] 0.5, one
+//! setting for every seed source, were chosen by 4-fold cross-validation over the 48 DEV tasks on the real
 //! library, lexical and hybrid seeds together: the best mean F2 (equivalent metrics) among the
 //! settings that lose at most 0.01 of bundle recall with either seed source; every fold chose
 //! gap 0.5 and the floors 0, 0.2, 0.2, 0.4. Out of fold, precision (equivalent) rose from
@@ -40,14 +45,14 @@ pub const DEFAULT_BUNDLE_GAP: f64 = 0.5;
 /// Default [`BundleCut::min_top_ratio`]: 0.2 (module docs).
 pub const DEFAULT_BUNDLE_FLOOR: f64 = 0.2;
 
-/// Default [`BundleCut::min_cosine`]: 0.1, the top of the cosines all-MiniLM-L6-v2 gives
-/// unrelated sentence pairs (0.01-0.12), as for
+/// Default [`BundleCut::min_cosine`]: 0.1, the upper end of the cosines all-MiniLM-L6-v2
+/// gives unrelated sentence pairs (0.01-0.12), as for
 /// [`super::options::DEFAULT_MIN_SKILL_COSINE`]: an absolute "no evidence" level of the
 /// encoder, not a DEV-tuned value. Measured on the real library (docs/graph-quality.md,
 /// "Session 21"): DEV hybrid bundles keep every oracle (equivalent recall 0.753) while
 /// precision rises 0.420 -> 0.444; on the 89 Terminal-Bench texts the mean hybrid bundle falls
-/// from 7.9 to 6.0 skills, with 130 of the 482 skills a reader judged irrelevant gone and none
-/// of the 26 judged relevant. 4-fold CV by F2 over -1 / 0.1 / 0.15 / 0.2 / 0.25 chose 0.1,
+/// from 7.9 to 6.1 skills, with 130 of the 482 skills a reader judged irrelevant gone, 10 of
+/// the 97 judged partly useful, and none of the 26 judged relevant. 4-fold CV by F2 over -1 / 0.1 / 0.15 / 0.2 / 0.25 chose 0.1,
 /// 0.15, 0.15 and 0.2, unstable above 0.15 (0.2 costs DEV recall 0.031). Encoders whose
 /// unrelated pairs score higher (BGE, Qwen3) rarely reach this floor; set it per model.
 pub const DEFAULT_BUNDLE_MIN_COSINE: f32 = 0.1;
@@ -105,7 +110,8 @@ impl BundleCut {
     /// one when `eligible > 0`; `eligible` when the cut is off. `cosine(node)` is the
     /// candidate's cosine with the query, `None` when unknown (then the cosine rule passes
     /// it). The floor and the gap are skipped when the best score is not positive (shares of
-    /// it mean nothing, e.g. cross-encoder logits).
+    /// it mean nothing; only negative mixing weights such as `--dense-weight -0.25` give
+    /// such scores), the cosine rule is not.
     pub fn keep_with_cosines(
         &self,
         ranked: &[RankedSkill],

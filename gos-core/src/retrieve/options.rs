@@ -64,7 +64,7 @@ pub struct RetrieveOptions {
     /// in graph modes. Default [`DEFAULT_KEEP_PREREQUISITES`].
     pub keep_prerequisites: KeepPrerequisites,
     /// Adaptive bundle size ([`BundleCut`]); default [`BundleCut::default`] (floor 0.2, gap
-    /// 0.5).
+    /// 0.5, cosine 0.1).
     pub bundle_cut: BundleCut,
     /// When semantic edges are in the walk, read the adaptive cut off the ranking of the walk
     /// without them: the bundle keeps the candidates that cut keeps, in the final order, with

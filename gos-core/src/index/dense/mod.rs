@@ -140,8 +140,9 @@ impl DenseSet {
     }
 
     /// The cosine of skill `node` with the unit query vectors `queries`: the best over the
-    /// vectors and the parts of the view, as [`DenseSet::search_many`] scores it, but exact and
-    /// for any node (not only the top-`k`). `None` when `queries` is empty. Cost: one dot
+    /// vectors and the parts of the view, exact and for any node. [`DenseSet::search_many`]
+    /// gives the same value to a node that is in the top-`k` of every part and query vector,
+    /// and a lower one (or none) otherwise. `None` when `queries` is empty. Cost: one dot
     /// product of `dim` values per query vector and part.
     ///
     /// # Panics
@@ -221,8 +222,8 @@ mod tests {
     }
 
     /// A sectioned set (card and body parts) of three skills: a skill's cosine is its best over
-    /// the parts and the query vectors, the very value `search_many` ranks it by, for every
-    /// node including those outside the top-`k`.
+    /// the parts and the query vectors, the value `search_many` ranks it by when it is in every
+    /// part's top-`k`, and exact for a node outside the top-`k` too.
     #[test]
     fn a_skills_cosine_is_its_best_over_parts_and_query_vectors() {
         let card = part(vec![
@@ -253,6 +254,11 @@ mod tests {
         for (node, cos) in set.search_many(&q, 3) {
             assert_eq!(set.cosine(&q, node), Some(cos));
         }
+        // With k = 1 the search returns skill 0 alone (skill 1 tops the body part but is cut
+        // from the merged list, skill 2 tops neither); their exact cosines are still known.
+        assert_eq!(set.search_many(&q, 1), [(0, 1.0)]);
+        assert!((set.cosine(&q, 1).unwrap() - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);
+        assert_eq!(set.cosine(&q, 2), Some(0.0));
         // A second query vector raises skill 2 to its card's 1.0; no vectors, no cosine.
         let two = vec![q[0].clone(), unit([0.0, 0.0, 1.0])];
         assert_eq!(set.cosine(&two, 2), Some(1.0));

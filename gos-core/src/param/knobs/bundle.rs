@@ -153,7 +153,7 @@ pub(super) const KNOBS: &[Knob] = &[
     Knob {
         name: "bundle_min_cosine",
         aliases: &[],
-        doc: "Adaptive bundle size: end the bundle at the first first-stage skill whose cosine with the query is below this, whatever its lexical match (dense and hybrid seeds; -1 = off).",
+        doc: "Adaptive bundle size: end the bundle at the first first-stage skill whose cosine with the query is below this, whatever its lexical match (hybrid seeds; with dense seeds min_skill_cosine already drops such skills at the defaults; lexical seeds have no cosine; -1 = off).",
         unit: Unit::Score,
         range: Range::real(-1.0, 1.0),
         category: Category::Bundle,
