@@ -348,8 +348,12 @@ fn run_gos(
         o.seeds.source = s;
     }
     let r = retriever.retrieve(text, &o)?;
+    // The candidates above the relative floor, in final order: the later stages choose from
+    // them. Not the bundle's count (`Decision::Hit::eligible`), which the adaptive cut and the
+    // per-skill floor take from a filtered, reordered copy of the list: passing that many
+    // ranked candidates gave a reranker the first five or six whatever its `keep`.
     let eligible = match r.decision {
-        Decision::Hit { eligible } => eligible,
+        Decision::Hit { .. } => gos_core::relevance::eligible(&r.ranked, o.min_relative_score),
         Decision::NoHit(_) => 0,
     };
     let n = g.keep.map_or(eligible, |k| k.min(eligible));
