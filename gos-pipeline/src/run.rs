@@ -351,7 +351,8 @@ fn run_gos(
     // The candidates above the relative floor, in final order: the later stages choose from
     // them. Not the bundle's count (`Decision::Hit::eligible`), which the adaptive cut and the
     // per-skill floor take from a filtered, reordered copy of the list: passing that many
-    // ranked candidates gave a reranker the first five or six whatever its `keep`.
+    // ranked candidates gave fixtures/pipelines/gos-then-rerankers.toml's rerankers one
+    // candidate instead of its `keep` of 20.
     let eligible = match r.decision {
         Decision::Hit { .. } => gos_core::relevance::eligible(&r.ranked, o.min_relative_score),
         Decision::NoHit(_) => 0,

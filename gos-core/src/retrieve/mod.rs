@@ -248,8 +248,9 @@ impl Retriever {
             .collect())
     }
 
-    /// The cosine of skill `node` with `query`'s embeddings ([`crate::index::dense::DenseSet::cosine`]), `None`
-    /// when the query has none (lexical seeds) or the workspace has no vectors.
+    /// The cosine of skill `node` with `query`'s embeddings
+    /// ([`crate::index::dense::DenseSet::cosine`]), `None` when the query has none (lexical
+    /// seeds) or the workspace has no vectors.
     fn cosine(&self, query: &Query<'_>, node: usize) -> Option<f32> {
         self.ws.dense()?.cosine(query.vectors?, node)
     }
